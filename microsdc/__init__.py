@@ -1,0 +1,1 @@
+"""Microdata information loss, disclosure risk and masking."""

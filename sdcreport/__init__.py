@@ -1,0 +1,10 @@
+"""The reporting layer shared by :mod:`tabsdc` and :mod:`microsdc`.
+
+A :class:`Report` is a list of :class:`Section` objects; a section holds text, tables
+(DataFrames), key figures (metrics) and matplotlib figures. A report renders to the terminal,
+Markdown, one self-contained HTML file (figures embedded as PNG) and JSON.
+"""
+
+from sdcreport.report import Figure, Metrics, Report, Section, TableBlock, Text
+
+__all__ = ["Report", "Section", "Text", "TableBlock", "Metrics", "Figure"]

@@ -1,0 +1,1 @@
+"""Table formats: JJ (tau-ARGUS / sdcTable interchange)."""
