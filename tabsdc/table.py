@@ -1,0 +1,479 @@
+"""The core object: a table of cells (interior and every total) and its additivity system.
+
+See ``DESIGN.md``: ``Table.cells`` is a DataFrame with one row per cell and the columns
+``value``, ``freq``, the largest contributions ``x1, x2, ...`` when known, ``weight``
+(suppression cost), ``status``, a-priori bounds ``lb``/``ub`` and protection levels
+``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A @ value == b``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from tabsdc import structure
+from tabsdc.errors import AdditivityError, HierarchyError, InputError
+from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
+
+if TYPE_CHECKING:
+    from tabsdc.rules import RulesResult, SensitivityRule
+
+__all__ = ["Table", "STATUS_CODES", "DEFAULT_TOLERANCE"]
+
+#: Cell status letters (tau-ARGUS / JJ): safe, primary, secondary, must publish; and the
+#: sdcTable letters ``x`` (secondary) and ``w`` (never-published dummy) read from JJ files.
+STATUS_CODES = ("s", "u", "m", "z", "x", "w")
+
+#: Relative tolerance of additivity checks: |A x - b| <= tol * max(1, |largest term|).
+DEFAULT_TOLERANCE = 1e-9
+
+_DEFAULTS = {
+    "freq": np.nan,
+    "weight": np.nan,  # filled with |value| (cost = value) when not given
+    "status": "s",
+    "lb": np.nan,  # filled with 0 for non-negative tables, -inf otherwise
+    "ub": np.inf,
+    "lpl": 0.0,
+    "upl": 0.0,
+    "spl": 0.0,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """Cells plus the sparse additivity system ``A @ cells["value"] == b``.
+
+    Build tables with :meth:`from_microdata`, :meth:`from_aggregated`, :meth:`from_frame` or
+    :meth:`from_jj`; the constructor takes the parts as they are and validates them.
+
+    Parameters
+    ----------
+    cells : DataFrame
+        One row per cell. Index: a MultiIndex over the dimensions (or a plain index for JJ
+        tables). Must have ``value``; missing standard columns get their defaults.
+    A : scipy.sparse matrix, shape (m, n)
+        Relation coefficients (-1 for a total, +1 for its parts in built tables).
+    b : ndarray, shape (m,)
+        Right-hand sides.
+    hierarchies : mapping of dimension name to Hierarchy
+        Empty for tables without dimensions (JJ).
+    """
+
+    cells: pd.DataFrame
+    A: sp.csr_array
+    b: np.ndarray
+    hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        cells = _with_default_columns(self.cells)
+        A = sp.csr_array(self.A, dtype=float)
+        b = np.asarray(self.b, dtype=float).reshape(-1)
+        n = len(cells)
+        if A.shape != (len(b), n):
+            raise InputError(
+                f"A has shape {A.shape} but the table has {n} cells and b has {len(b)} entries"
+            )
+        if cells.index.has_duplicates:
+            dup = cells.index[cells.index.duplicated()][0]
+            raise InputError(f"duplicate cell {dup!r}")
+        bad_status = ~cells["status"].isin(STATUS_CODES)
+        if bad_status.any():
+            first = cells.index[bad_status.to_numpy()][0]
+            raise InputError(
+                f"cell {first!r} has status {cells['status'][bad_status].iloc[0]!r}; "
+                f"allowed: {', '.join(STATUS_CODES)}"
+            )
+        for column in ("value", "weight", "lb", "ub", "lpl", "upl", "spl"):
+            if cells[column].isna().any():
+                first = cells.index[cells[column].isna().to_numpy()][0]
+                raise InputError(f"cell {first!r} has a missing {column}")
+        object.__setattr__(self, "cells", cells)
+        object.__setattr__(self, "A", A)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "hierarchies", dict(self.hierarchies))
+
+    # -- basic facts ---------------------------------------------------------------------------
+    @property
+    def dims(self) -> tuple[str, ...]:
+        """Dimension names (empty for JJ tables)."""
+        return tuple(self.hierarchies)
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.cells)
+
+    @property
+    def n_relations(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def values(self) -> np.ndarray:
+        """Cell values as a float array (a copy)."""
+        return self.cells["value"].to_numpy(dtype=float, copy=True)
+
+    @property
+    def total_cells(self) -> np.ndarray:
+        """Boolean mask of cells that are the total (negative coefficient) of some relation."""
+        totals = np.zeros(self.n_cells, dtype=bool)
+        coo = self.A.tocoo()
+        totals[coo.col[coo.data < 0]] = True
+        return totals
+
+    def residuals(self, values: np.ndarray | None = None) -> np.ndarray:
+        """``A @ values - b`` (the table's own values by default)."""
+        x = self.values if values is None else np.asarray(values, dtype=float)
+        return self.A @ x - self.b
+
+    def check_additivity(self, tol: float = DEFAULT_TOLERANCE, values=None) -> None:
+        """Raise :class:`AdditivityError` naming the first relation that does not hold.
+
+        A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(1, max_j |a_ij x_j|)``.
+        """
+        x = self.values if values is None else np.asarray(values, dtype=float)
+        res = self.A @ x - self.b
+        scale = np.maximum(1.0, abs(self.A) @ np.abs(x))
+        bad = np.flatnonzero(np.abs(res) > tol * scale)
+        if len(bad):
+            raise AdditivityError(
+                f"{len(bad)} relation(s) do not hold; first: {self.describe_relation(bad[0])} "
+                f"(residual {res[bad[0]]:.6g})"
+            )
+
+    def describe_relation(self, row: int) -> str:
+        """``"relation 3: Total x FR1 = FR10 + FR11"`` with cell labels and values."""
+        start, stop = self.A.indptr[row], self.A.indptr[row + 1]
+        cols, coefs = self.A.indices[start:stop], self.A.data[start:stop]
+        labels = self.cell_labels(cols)
+        value = self.cells["value"].to_numpy()
+        lhs = [f"{lab} ({value[c]:.6g})" for lab, c, a in zip(labels, cols, coefs, strict=True)
+               if a < 0]
+        rhs = [
+            f"{'' if a == 1 else f'{a:g}*'}{lab} ({value[c]:.6g})"
+            for lab, c, a in zip(labels, cols, coefs, strict=True)
+            if a > 0
+        ]
+        text = f"{' + '.join(lhs)} = {' + '.join(rhs)}"
+        if self.b[row] != 0:
+            text += f" - {self.b[row]:g}"
+        return f"relation {row}: {text}"
+
+    def cell_labels(self, positions: np.ndarray | Sequence[int]) -> list[str]:
+        """Readable labels of cells at the given positions (``"A10=BE x NUTS1=FR1"``)."""
+        index = self.cells.index[np.asarray(positions, dtype=int)]
+        if not self.dims:
+            return [f"cell {i}" for i in index]
+        if len(self.dims) == 1:
+            return [f"{self.dims[0]}={code}" for code in index]
+        return [" x ".join(f"{d}={c}" for d, c in zip(self.dims, key, strict=True))
+                for key in index]
+
+    # -- derived tables ------------------------------------------------------------------------
+    def with_cells(self, cells: pd.DataFrame) -> Table:
+        """A new table with the same structure and the given cells frame."""
+        return replace(self, cells=cells)
+
+    def with_columns(self, **columns) -> Table:
+        """A new table with some cell columns replaced or added (arrays in cell order)."""
+        cells = self.cells.copy()
+        for name, column in columns.items():
+            cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
+        return self.with_cells(cells)
+
+    def apply_rules(self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs) -> RulesResult:
+        """Shortcut for :func:`tabsdc.rules.apply_rules`."""
+        from tabsdc.rules import apply_rules
+
+        return apply_rules(self, rules, **kwargs)
+
+    # -- views ---------------------------------------------------------------------------------
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy frame: one row per cell, dimensions as columns (``cell`` for JJ tables)."""
+        frame = self.cells.copy()
+        if not self.dims:
+            frame.index.name = frame.index.name or "cell"
+        return frame.reset_index()
+
+    def pivot(
+        self,
+        rows: str | None = None,
+        columns: str | None = None,
+        values: str = "value",
+        fixed: Mapping[str, str] | None = None,
+    ) -> pd.DataFrame:
+        """A 2-D view: ``rows`` x ``columns`` of one cell column, other dimensions fixed.
+
+        Dimensions not shown are fixed at their total unless ``fixed`` names a code.
+        Rows and columns keep hierarchy order (totals first).
+        """
+        if len(self.dims) < 1:
+            raise InputError("pivot needs a table with dimensions")
+        rows = rows or self.dims[0]
+        columns = columns if columns is not None else (self.dims[1] if len(self.dims) > 1 else None)
+        for dim in (rows, columns):
+            if dim is not None and dim not in self.dims:
+                raise InputError(f"unknown dimension {dim!r}; the table has {self.dims}")
+        fixed = dict(fixed or {})
+        frame = self.cells[values].reset_index() if len(self.dims) > 1 else self.cells[
+            values].rename_axis(self.dims[0]).reset_index()
+        for dim in self.dims:
+            if dim in (rows, columns):
+                continue
+            code = fixed.get(dim, self.hierarchies[dim].root)
+            if code not in self.hierarchies[dim]:
+                raise HierarchyError(f"unknown code {code!r} in dimension {dim!r}")
+            frame = frame[frame[dim] == code]
+        if columns is None:
+            view = frame.set_index(rows)[[values]]
+        else:
+            view = frame.pivot(index=rows, columns=columns, values=values)
+            view = view.reindex(columns=[c for c in self.hierarchies[columns].codes
+                                         if c in view.columns])
+        return view.reindex([c for c in self.hierarchies[rows].codes if c in view.index])
+
+    def __repr__(self) -> str:
+        dims = " x ".join(f"{d}({len(h)})" for d, h in self.hierarchies.items()) or "no dimensions"
+        counts = self.cells["status"].value_counts().to_dict()
+        return f"Table({self.n_cells} cells, {self.n_relations} relations, {dims}, status {counts})"
+
+    # -- builders ------------------------------------------------------------------------------
+    @classmethod
+    def from_microdata(
+        cls,
+        data: pd.DataFrame,
+        dims: Sequence[str],
+        value: str | None = None,
+        *,
+        holding: str | None = None,
+        weight: str | None = None,
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        top: int = 3,
+        negative: Literal["keep", "absolute"] = "keep",
+        keep_empty: bool = True,
+        total: str = DEFAULT_TOTAL,
+    ) -> Table:
+        """Aggregate contributions (one row per record) into a table.
+
+        See :func:`tabsdc.microdata.table_from_microdata` for the parameters.
+        """
+        from tabsdc.microdata import table_from_microdata
+
+        return table_from_microdata(
+            data, dims, value, holding=holding, weight=weight, hierarchies=hierarchies,
+            top=top, negative=negative, keep_empty=keep_empty, total=total,
+        )
+
+    @classmethod
+    def from_aggregated(
+        cls,
+        frame: pd.DataFrame,
+        dims: Sequence[str],
+        value: str = "value",
+        *,
+        freq: str | None = None,
+        top: Sequence[str] = (),
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        keep_empty: bool = True,
+        total: str = DEFAULT_TOTAL,
+    ) -> Table:
+        """From interior cells (one row per leaf-code combination); totals are computed.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            Interior cells with the dimension columns and ``value``.
+        dims : sequence of str
+            Dimension columns, most significant first.
+        value, freq : str
+            Columns with the cell value and (optional) number of contributors.
+        top : sequence of str
+            Columns with the largest contributions, largest first (e.g. ``["max1", "max2"]``);
+            they become ``x1, x2, ...``; for totals they are merged from the cells below,
+            which is right when no contributor appears in two interior cells.
+        hierarchies : mapping, optional
+            Hierarchy per dimension; a dimension without one gets a flat total ``total``.
+        keep_empty : bool
+            Keep every code combination (empty ones get value 0, status ``z``).
+        """
+        from tabsdc.microdata import table_from_cells
+
+        _require_columns(frame, [*dims, value, *([freq] if freq else []), *top])
+        _require_numeric(frame, [value, *([freq] if freq else []), *top])
+        payload = pd.DataFrame({"value": frame[value].to_numpy(float)}, index=frame.index)
+        if freq:
+            payload["freq"] = frame[freq].to_numpy(float)
+        tops = frame[list(top)].to_numpy(float) if top else None
+        return table_from_cells(
+            frame[list(dims)], payload, tops, hierarchies=hierarchies, keep_empty=keep_empty,
+            total=total,
+        )
+
+    @classmethod
+    def from_frame(
+        cls,
+        frame: pd.DataFrame,
+        dims: Sequence[str],
+        value: str = "value",
+        *,
+        hierarchies: Mapping[str, Hierarchy] | None = None,
+        total: str = DEFAULT_TOTAL,
+        tol: float = DEFAULT_TOLERANCE,
+        columns: Mapping[str, str] | None = None,
+    ) -> Table:
+        """From a frame that already holds every cell, totals included.
+
+        Total codes must be the hierarchies' roots (``total`` for flat dimensions). Other
+        columns named in ``columns`` (``{"freq": "N_OBS", "x1": "MAX"}``) are carried over.
+
+        Raises
+        ------
+        AdditivityError
+            Naming the first relation whose total differs from the sum of its parts by
+            more than ``tol`` (relative).
+        InputError
+            For duplicate cells, missing or non-numeric values, or missing total cells.
+        """
+        columns = dict(columns or {})
+        _require_columns(frame, [*dims, value, *columns.values()])
+        _require_numeric(frame, [value, *columns.values()])
+        codes = frame[list(dims)].astype(str)
+        hier = _resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=False)
+        coords = _code_positions(codes, dims, hier)
+        indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
+        keys = indexer.keys(coords)
+        dup = pd.Series(keys).duplicated().to_numpy()
+        if dup.any():
+            raise InputError(f"duplicate cell {tuple(codes.iloc[np.flatnonzero(dup)[0]])}")
+        order = np.argsort(keys)
+        all_coords = structure.closed_cells(coords, list(hier.values()))
+        if len(all_coords) != len(coords):
+            present = set(keys.tolist())
+            missing = indexer.coords(
+                np.array([k for k in indexer.keys(all_coords) if k not in present][:1])
+            )[0]
+            label = tuple(h.codes[i] for h, i in zip(hier.values(), missing, strict=True))
+            raise InputError(f"total cell {label} is missing from the frame")
+        cells = pd.DataFrame(
+            {"value": frame[value].to_numpy(float)[order],
+             **{k: frame[c].to_numpy()[order] for k, c in columns.items()}},
+            index=_multiindex(coords[order], hier),
+        )
+        A, _, _ = structure.relations(coords[order], list(hier.values()))
+        table = cls(cells, A, np.zeros(A.shape[0]), hier)
+        table.check_additivity(tol)
+        return table
+
+    @classmethod
+    def from_jj(cls, path: str | Path) -> Table:
+        """Read a JJ file (see :mod:`tabsdc.io.jj`)."""
+        from tabsdc.io.jj import read_jj
+
+        return read_jj(path)
+
+    def to_jj(self, path: str | Path, **kwargs) -> Path:
+        """Write a JJ file (see :func:`tabsdc.io.jj.write_jj`)."""
+        from tabsdc.io.jj import write_jj
+
+        return write_jj(self, path, **kwargs)
+
+
+# -- helpers shared by the builders -----------------------------------------------------------
+def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
+    if "value" not in cells.columns:
+        raise InputError("the cells frame has no 'value' column")
+    cells = cells.copy()
+    cells["value"] = pd.to_numeric(cells["value"], errors="coerce").astype(float)
+    if cells["value"].isna().any():
+        first = cells.index[cells["value"].isna().to_numpy()][0]
+        raise InputError(f"cell {first!r} has a missing or non-numeric value")
+    for column, default in _DEFAULTS.items():
+        if column not in cells.columns:
+            cells[column] = default
+    if cells["weight"].isna().all():
+        cells["weight"] = cells["value"].abs()
+    if cells["lb"].isna().all():
+        cells["lb"] = 0.0 if (cells["value"] >= 0).all() else -np.inf
+    cells["status"] = cells["status"].astype(str)
+    for column in ("weight", "lb", "ub", "lpl", "upl", "spl", "freq"):
+        cells[column] = pd.to_numeric(cells[column], errors="coerce").astype(float)
+    return cells
+
+
+def _require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"column {missing[0]!r} is not in the data (columns: {list(frame.columns)})")
+
+
+def _require_numeric(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    for column in columns:
+        numeric = pd.to_numeric(frame[column], errors="coerce")
+        bad = numeric.isna().to_numpy()
+        if bad.any():
+            row = frame.index[bad][0]
+            raise InputError(
+                f"column {column!r} has a missing or non-numeric value at row {row!r}: "
+                f"{frame[column].iloc[np.flatnonzero(bad)[0]]!r}"
+            )
+
+
+def _resolve_hierarchies(
+    codes: pd.DataFrame,
+    dims: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy] | None,
+    total: str,
+    leaves_only: bool,
+) -> dict[str, Hierarchy]:
+    """The hierarchy of every dimension (flat over the codes seen when none is given)."""
+    hierarchies = dict(hierarchies or {})
+    unknown = set(hierarchies) - set(dims)
+    if unknown:
+        raise HierarchyError(f"hierarchy given for {sorted(unknown)[0]!r}, which is not a dimension")
+    if len(set(dims)) != len(dims):
+        raise InputError(f"dimensions {list(dims)} name a column twice")
+    resolved = {}
+    for dim in dims:
+        if dim in hierarchies:
+            resolved[dim] = hierarchies[dim]
+        else:
+            seen = pd.unique(codes[dim])
+            resolved[dim] = Hierarchy.flat([c for c in seen if c != total], total=total)
+        if leaves_only:
+            leaves = set(resolved[dim].leaves)
+            bad = ~codes[dim].isin(leaves)
+            if bad.any():
+                code = codes[dim][bad].iloc[0]
+                kind = "a total" if code in resolved[dim] else "not in the hierarchy"
+                raise HierarchyError(
+                    f"code {code!r} of dimension {dim!r} is {kind}: interior cells must use "
+                    "the hierarchy's leaf codes"
+                )
+    return resolved
+
+
+def _code_positions(
+    codes: pd.DataFrame, dims: Sequence[str], hierarchies: Mapping[str, Hierarchy]
+) -> np.ndarray:
+    """Integer coordinates of each row (positions in each hierarchy's codes)."""
+    columns = []
+    for dim in dims:
+        position = pd.Categorical(codes[dim], categories=hierarchies[dim].codes).codes
+        if (position < 0).any():
+            code = codes[dim].iloc[np.flatnonzero(position < 0)[0]]
+            raise HierarchyError(f"unknown code {code!r} in dimension {dim!r}")
+        columns.append(position.astype(np.int64))
+    return np.column_stack(columns) if columns else np.zeros((len(codes), 0), dtype=np.int64)
+
+
+def _multiindex(coords: np.ndarray, hierarchies: Mapping[str, Hierarchy]) -> pd.Index:
+    levels = [pd.Index(h.codes, dtype=object) for h in hierarchies.values()]
+    names = list(hierarchies)
+    if len(names) == 1:
+        return pd.Index(levels[0][coords[:, 0]], name=names[0])
+    return pd.MultiIndex(levels=levels, codes=[coords[:, d] for d in range(len(names))],
+                         names=names)
