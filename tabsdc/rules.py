@@ -353,7 +353,8 @@ def _contributions(cells: pd.DataFrame, n: int, rule: str) -> tuple[np.ndarray, 
     if negative.any():
         first = cells.index[negative][0]
         raise RuleError(
-            f"cell {first!r} has negative contributions; {rule} assumes non-negative data: "
+            f"{int(negative.sum())} cell(s) have negative contributions, first cell {first!r}; "
+            f"{rule} assumes non-negative data: "
             "build the table with negative='absolute' to apply it to absolute values"
         )
     return top, total
