@@ -79,7 +79,8 @@ def table_from_microdata(
     Returns
     -------
     Table
-        Columns ``value``, ``freq``, ``n_negative``, ``x1..x{top}`` (0 where the cell has
+        Columns ``value``, ``freq``, ``n_negative`` (unless ``negative="absolute"``),
+        ``x1..x{top}`` (0 where the cell has
         fewer contributors), ``contrib_total`` when weights or absolute values make it differ
         from ``value``, and the standard defaults.
 
@@ -133,10 +134,12 @@ def table_from_microdata(
         holder = pd.factorize(data[holding])[0]
         table = _table_by_holding(coords, holder, x, w * x, hier, top, negative, keep_empty)
     cells = table.cells
-    if weight is None and negative == "keep":
-        cells = cells.drop(columns="contrib_total")
     if (cells["n_negative"] > 0).any():
         cells["lb"] = -np.inf
+    if negative == "absolute":  # the rules see |x|: nothing negative is left for them
+        cells = cells.drop(columns="n_negative")
+    elif weight is None:
+        cells = cells.drop(columns="contrib_total")
     return table.with_cells(cells)
 
 
