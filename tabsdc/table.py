@@ -22,6 +22,7 @@ from tabsdc.errors import AdditivityError, HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 
 if TYPE_CHECKING:
+    from sdcreport import Section
     from tabsdc.rules import RulesResult, SensitivityRule
 
 __all__ = ["Table", "STATUS_CODES", "DEFAULT_TOLERANCE"]
@@ -185,7 +186,9 @@ class Table:
             cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
         return self.with_cells(cells)
 
-    def apply_rules(self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs) -> RulesResult:
+    def apply_rules(
+        self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs
+    ) -> RulesResult:
         """Shortcut for :func:`tabsdc.rules.apply_rules`."""
         from tabsdc.rules import apply_rules
 
@@ -235,6 +238,33 @@ class Table:
             view = view.reindex(columns=[c for c in self.hierarchies[columns].codes
                                          if c in view.columns])
         return view.reindex([c for c in self.hierarchies[rows].codes if c in view.index])
+
+    def to_report(self, max_depth: int = 2) -> Section:
+        """A report section: size, dimensions, and the values of the first two dimensions
+        down to ``max_depth`` levels (other dimensions at their totals)."""
+        from sdcreport import Section
+
+        section = Section("Table")
+        counts = self.cells["status"].value_counts()
+        section.add_metrics({
+            "cells": self.n_cells,
+            "relations": self.n_relations,
+            "dimensions": " x ".join(f"{d} ({len(h)} codes)" for d, h in self.hierarchies.items())
+            or "none (JJ table)",
+            **{f"status {k}": int(v) for k, v in counts.items()},
+        })
+        if self.dims:
+            view = self.pivot()
+            rows, columns = self.dims[0], (self.dims[1] if len(self.dims) > 1 else None)
+            shallow = {c for c in self.hierarchies[rows].codes
+                       if self.hierarchies[rows].depth(c) <= max_depth}
+            view = view.loc[[c for c in view.index if c in shallow]]
+            if columns is not None:
+                shallow = {c for c in self.hierarchies[columns].codes
+                           if self.hierarchies[columns].depth(c) <= max_depth}
+                view = view[[c for c in view.columns if c in shallow]]
+            section.add_table(view.round(2), f"Values down to level {max_depth}")
+        return section
 
     def __repr__(self) -> str:
         dims = " x ".join(f"{d}({len(h)})" for d, h in self.hierarchies.items()) or "no dimensions"
@@ -407,7 +437,9 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
 def _require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise InputError(f"column {missing[0]!r} is not in the data (columns: {list(frame.columns)})")
+        raise InputError(
+            f"column {missing[0]!r} is not in the data (columns: {list(frame.columns)})"
+        )
 
 
 def _require_numeric(frame: pd.DataFrame, columns: Sequence[str]) -> None:
@@ -433,7 +465,9 @@ def _resolve_hierarchies(
     hierarchies = dict(hierarchies or {})
     unknown = set(hierarchies) - set(dims)
     if unknown:
-        raise HierarchyError(f"hierarchy given for {sorted(unknown)[0]!r}, which is not a dimension")
+        raise HierarchyError(
+            f"hierarchy given for {sorted(unknown)[0]!r}, which is not a dimension"
+        )
     if len(set(dims)) != len(dims):
         raise InputError(f"dimensions {list(dims)} name a column twice")
     resolved = {}

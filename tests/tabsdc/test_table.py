@@ -154,7 +154,8 @@ def test_from_frame_reorders_and_checks():
     assert table.pivot("r", "g").loc["B", "y"] == 5
     bad = full_frame()
     bad.loc[4, "v"] = 7.0  # A,x: 7 + 4 != 10
-    with pytest.raises(AdditivityError, match=r"2 relation.*relation 1: r=Total x g=x \(12\) = r=A x g=x \(7\) \+ r=B"):
+    first = r"2 relation.*relation 1: r=Total x g=x \(12\) = r=A x g=x \(7\) \+ r=B"
+    with pytest.raises(AdditivityError, match=first):
         Table.from_frame(bad, ["r", "g"], "v")
     Table.from_frame(bad.assign(v=bad["v"] + [0, 0, 0, 0, -1 + 1e-12, 0, 0, 0, 0]), ["r", "g"],
                      "v")

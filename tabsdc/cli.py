@@ -1,0 +1,163 @@
+"""Command line: ``tabsdc rules`` and ``tabsdc demo``.
+
+Every command prints a short summary and writes its results as files; reports are built with
+:mod:`sdcreport` (the suffix of ``--report`` chooses HTML, Markdown, JSON or text). User errors
+end with a one-line message and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from sdcreport import Report
+from tabsdc.errors import TabSDCError
+from tabsdc.hierarchy import Hierarchy
+from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule, apply_rules
+from tabsdc.table import Table
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``tabsdc`` command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (TabSDCError, FileNotFoundError, pd.errors.ParserError) as error:
+        print(f"tabsdc {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tabsdc", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    rules = commands.add_parser(
+        "rules", help="apply sensitivity rules to microdata, interior cells or a JJ table")
+    rules.add_argument("input", type=Path, help="CSV of contributions (default), of interior "
+                       "cells (--aggregated), or a .jj file")
+    rules.add_argument("--dims", nargs="+", default=[], help="dimension columns")
+    rules.add_argument("--value", help="response variable (omit for a frequency table)")
+    rules.add_argument("--holding", help="contributor id column")
+    rules.add_argument("--weight", help="sampling weight column")
+    rules.add_argument("--hierarchy", action="append", default=[], metavar="DIM=L1,L2,..",
+                       help="hierarchy of DIM from level columns, coarsest first; or "
+                       "DIM=file.csv with columns parent,child")
+    rules.add_argument("--aggregated", action="store_true",
+                       help="the CSV holds interior cells (totals are computed)")
+    rules.add_argument("--freq-column", help="contributor count column (--aggregated)")
+    rules.add_argument("--top-columns", nargs="+", default=[],
+                       help="largest-contribution columns, largest first (--aggregated)")
+    _add_rule_options(rules)
+    rules.add_argument("--out", type=Path, help="write the cells (.csv) or a JJ file (.jj)")
+    rules.add_argument("--report", type=Path, help="write a report (.html, .md, .json, .txt)")
+    rules.set_defaults(run=_run_rules)
+
+    demo = commands.add_parser(
+        "demo", help="apply the p%% rule to the shipped business survey and write a report")
+    demo.add_argument("--out", type=Path, default=Path("demo-report.html"))
+    demo.set_defaults(run=_run_demo)
+    return parser
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("rules (any combination; a cell is primary if any flags it)")
+    group.add_argument("--p", type=float, metavar="P", help="p%% rule")
+    group.add_argument("--pq", type=float, nargs=2, metavar=("P", "Q"), help="p/q rule")
+    group.add_argument("--nk", type=float, nargs=2, action="append", default=[],
+                       metavar=("N", "K"), help="(n,k)-dominance rule (repeatable)")
+    group.add_argument("--freq", type=int, metavar="N", help="minimum frequency rule")
+    group.add_argument("--freq-level", type=float, default=10.0,
+                       help="protection level of the frequency rule, %% of the cell value")
+    group.add_argument("--lower-ratio", type=float, default=1.0,
+                       help="lower protection level as a multiple of the upper one")
+
+
+def _rules_from(args: argparse.Namespace) -> list:
+    rules = []
+    if args.p is not None:
+        rules.append(PPercentRule(args.p))
+    if args.pq is not None:
+        rules.append(PQRule(*args.pq))
+    rules += [DominanceRule(int(n), k) for n, k in args.nk]
+    if args.freq is not None:
+        rules.append(FrequencyRule(args.freq, level=args.freq_level))
+    if not rules:
+        raise TabSDCError("choose at least one rule: --p, --pq, --nk or --freq")
+    return rules
+
+
+def _hierarchies(specs: Sequence[str], data: pd.DataFrame) -> dict[str, Hierarchy]:
+    hierarchies = {}
+    for spec in specs:
+        dim, _, source = spec.partition("=")
+        if not source:
+            raise TabSDCError(f"--hierarchy {spec!r}: expected DIM=L1,L2,... or DIM=file.csv")
+        if source.endswith(".csv"):
+            hierarchies[dim] = Hierarchy.from_parent_child(pd.read_csv(source, dtype=str))
+        else:
+            columns = source.split(",")
+            missing = [c for c in columns if c not in data.columns]
+            if missing:
+                raise TabSDCError(f"--hierarchy {spec!r}: no column {missing[0]!r} in the data")
+            hierarchies[dim] = Hierarchy.from_levels(data[columns].astype(str))
+    return hierarchies
+
+
+def _read_table(args: argparse.Namespace) -> Table:
+    if args.input.suffix.lower() == ".jj":
+        return Table.from_jj(args.input)
+    data = pd.read_csv(args.input, dtype=dict.fromkeys(args.dims, str))
+    if not args.dims:
+        raise TabSDCError("--dims is required for CSV input")
+    hierarchies = _hierarchies(args.hierarchy, data)
+    if args.aggregated:
+        return Table.from_aggregated(data, args.dims, args.value or "value",
+                                     freq=args.freq_column, top=args.top_columns,
+                                     hierarchies=hierarchies)
+    top = max([2, *(int(n) for n, _ in args.nk)])
+    return Table.from_microdata(data, args.dims, args.value, holding=args.holding,
+                                weight=args.weight, hierarchies=hierarchies, top=top)
+
+
+def _run_rules(args: argparse.Namespace) -> int:
+    result = apply_rules(_read_table(args), _rules_from(args), lower_ratio=args.lower_ratio)
+    print(result.summary())
+    if args.out:
+        if args.out.suffix.lower() == ".jj":
+            result.table.to_jj(args.out)
+        else:
+            result.table.to_frame().to_csv(args.out, index=False)
+        print(f"cells written to {args.out}")
+    if args.report:
+        Report(f"Sensitivity rules: {args.input.name}").add(
+            result.table.to_report(), result.to_report()).save(args.report)
+        print(f"report written to {args.report}")
+    return 0
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
+
+    data = load_business_survey()
+    table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",
+                                 hierarchies=business_survey_hierarchies(data))
+    result = apply_rules(table, [PPercentRule(10), FrequencyRule(3)])
+    report = Report(
+        "Business survey: turnover by activity x region",
+        metadata={"data": "rtauargus indiv_dt (9,786 fictitious companies)",
+                  "rules": "p% rule (p = 10), minimum frequency 3"},
+    ).add(result.table.to_report(), result.to_report())
+    print(result.summary())
+    print(f"report written to {report.save(args.out)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+import json
+
+import pandas as pd
+import pytest
+
+from tabsdc.cli import main
+
+
+@pytest.fixture()
+def microdata_csv(tmp_path):
+    data = pd.DataFrame({
+        "region": ["A", "A", "A", "B", "B", "B", "C"],
+        "sector": ["x", "x", "y", "x", "y", "y", "y"],
+        "turnover": [100.0, 10.0, 50.0, 40.0, 35.0, 30.0, 7.0],
+    })
+    path = tmp_path / "micro.csv"
+    data.to_csv(path, index=False)
+    return path
+
+
+def test_rules_writes_cells_and_report(microdata_csv, tmp_path, capsys):
+    out, report = tmp_path / "cells.csv", tmp_path / "report.json"
+    status = main(["rules", str(microdata_csv), "--dims", "region", "sector",
+                   "--value", "turnover", "--p", "10", "--freq", "2",
+                   "--out", str(out), "--report", str(report)])
+    assert status == 0
+    cells = pd.read_csv(out).set_index(["region", "sector"])
+    # (A, x): 100 and 10 -> upl = 10 - 0 = 10
+    assert cells.loc[("A", "x"), "status"] == "u"
+    assert cells.loc[("A", "x"), "upl"] == pytest.approx(10.0)
+    assert cells.loc[("C", "x"), "status"] == "z"
+    data = json.loads(report.read_text())
+    titles = [s["title"] for s in data["sections"]]
+    assert titles == ["Table", "Sensitive cells"]
+    assert "primary (any rule)" in capsys.readouterr().out
+
+
+def test_rules_reports_user_errors_without_traceback(microdata_csv, capsys):
+    status = main(["rules", str(microdata_csv), "--dims", "region", "--value", "sales",
+                   "--p", "10"])
+    assert status == 2
+    assert "column 'sales' is not in the data" in capsys.readouterr().err
+    assert main(["rules", str(microdata_csv), "--dims", "region", "--value", "turnover"]) == 2
+    assert "choose at least one rule" in capsys.readouterr().err
+
+
+def test_hierarchy_from_level_columns(tmp_path):
+    data = pd.DataFrame({"nuts1": ["FR1", "FR1", "FR2"], "nuts2": ["FR10", "FR11", "FR21"],
+                         "v": [5.0, 6.0, 7.0]})
+    path = tmp_path / "m.csv"
+    data.to_csv(path, index=False)
+    out = tmp_path / "c.csv"
+    assert main(["rules", str(path), "--dims", "nuts2", "--value", "v", "--freq", "2",
+                 "--hierarchy", "nuts2=nuts1,nuts2", "--out", str(out)]) == 0
+    cells = pd.read_csv(out)
+    assert cells["nuts2"].tolist() == ["Total", "FR1", "FR10", "FR11", "FR2", "FR21"]
+    assert cells["value"].tolist() == [18, 11, 5, 6, 7, 7]
+
+
+def test_demo_writes_html(tmp_path):
+    out = tmp_path / "demo.html"
+    assert main(["demo", "--out", str(out)]) == 0
+    html = out.read_text()
+    assert "Sensitive cells" in html and "data:image/png;base64," in html
