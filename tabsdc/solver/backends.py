@@ -1,0 +1,97 @@
+"""Choosing a backend by name: :func:`solve` and :func:`available_solvers`."""
+
+from __future__ import annotations
+
+import pulp
+
+from tabsdc.errors import InputError, SolverError
+from tabsdc.solver.highs import solve_highs
+from tabsdc.solver.options import SolveOptions
+from tabsdc.solver.problem import LinearProgram, SolveResult
+from tabsdc.solver.pulp_backend import PULP_SOLVERS, pulp_solver_class, solve_pulp
+
+__all__ = ["solve", "available_solvers"]
+
+
+def available_solvers() -> list[str]:
+    """Short names of the solvers that can be used here.
+
+    Returns
+    -------
+    list of str
+        ``"highs"`` (highspy, the default) first, then each name of
+        :data:`~tabsdc.solver.pulp_backend.PULP_SOLVERS` for which PuLP reports one of its
+        solver classes available (``pulp.listSolvers(onlyAvailable=True)``): ``"cbc"``,
+        ``"glpk"``, ``"cplex"``, ``"gurobi"``, ``"scip"``, ``"highs-pulp"``.
+
+    Examples
+    --------
+    >>> "highs" in available_solvers()
+    True
+    """
+    found = set(pulp.listSolvers(onlyAvailable=True))
+    return ["highs"] + [
+        name for name, classes in PULP_SOLVERS.items() if found.intersection(classes)
+    ]
+
+
+def solve(
+    problem: LinearProgram,
+    solver: str = "highs",
+    *,
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    verbose: bool = False,
+) -> SolveResult:
+    """Solve an LP/MILP with the named solver.
+
+    Parameters
+    ----------
+    problem : LinearProgram
+        The problem in matrix form.
+    solver : str
+        ``"highs"`` (default: :class:`~tabsdc.solver.highs.HighsModel`) or a PuLP solver's
+        short name (:data:`~tabsdc.solver.pulp_backend.PULP_SOLVERS`, e.g. ``"cbc"``).
+    time_limit, mip_gap, threads, verbose
+        See :class:`~tabsdc.solver.options.SolveOptions`.
+
+    Returns
+    -------
+    SolveResult
+        Status, objective, best bound, gap, time and the solution. A solve stopped by a limit
+        or at a gap target is never labelled optimal.
+
+    Raises
+    ------
+    SolverError
+        ``solver`` unknown or not available here (the message lists the available ones), or
+        a PuLP solver that cannot take a requested option.
+    InputError
+        ``problem`` is not a :class:`LinearProgram`, or invalid options.
+
+    See Also
+    --------
+    HighsModel : keep a HiGHS model to re-solve it after changes.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> lp = LinearProgram(c=[3, 5], A=sp.csr_array([[1, 0], [0, 2], [3, 2]]),
+    ...                    row_lower=[-np.inf] * 3, row_upper=[4, 12, 18],
+    ...                    col_lower=[0, 0], col_upper=[np.inf, np.inf], sense="max")
+    >>> result = solve(lp)
+    >>> result.status, result.objective, result.x.tolist(), result.row_duals.tolist()
+    ('optimal', 36.0, [2.0, 6.0], [0.0, 1.5, 1.0])
+    """
+    if not isinstance(problem, LinearProgram):
+        raise InputError(f"problem must be a LinearProgram, got {type(problem).__name__}")
+    options = SolveOptions(time_limit, mip_gap, threads, verbose)
+    if solver == "highs":
+        return solve_highs(problem, options)
+    if solver not in PULP_SOLVERS or pulp_solver_class(solver) is None:
+        what = "unknown" if solver not in PULP_SOLVERS else "not available"
+        raise SolverError(
+            f"solver {solver!r} is {what}; available: {', '.join(available_solvers())}"
+        )
+    return solve_pulp(problem, solver, options)

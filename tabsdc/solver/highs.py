@@ -1,0 +1,469 @@
+"""HiGHS backend: a model passed to HiGHS once from arrays and kept for re-solving.
+
+The problem's arrays go to HiGHS in one call (``Highs.passModel`` with the numpy arrays of the
+bounds, costs and CSC matrix), never column by column. The model then stays alive: the
+objective, column bounds and row bounds can be changed and rows added in bulk, and the next
+:meth:`HighsModel.solve` starts from the previous basis (for an LP, HiGHS's simplex warm
+start). The audit (two LPs per suppressed cell) and cut generation (rows added to a master
+MILP) rely on this.
+
+Status mapping (``HighsModelStatus`` -> :data:`~tabsdc.solver.problem.STATUSES`):
+
+* ``kOptimal`` -> ``"optimal"`` for an LP; for a MIP ``"optimal"`` only when the incumbent and
+  the dual bound agree within :data:`~tabsdc.solver.problem.PROOF_ABS_GAP` or
+  :data:`~tabsdc.solver.problem.PROOF_REL_GAP`, otherwise (HiGHS stopped at the caller's
+  ``mip_gap``) ``"feasible"``;
+* ``kInfeasible`` -> ``"infeasible"``, ``kUnbounded`` -> ``"unbounded"``,
+  ``kUnboundedOrInfeasible`` -> ``"infeasible_or_unbounded"``;
+* every limit or interrupt (``kTimeLimit``, ``kIterationLimit``, ``kSolutionLimit``,
+  ``kObjectiveBound``, ``kObjectiveTarget``, ``kInterrupt``, ``kHighsInterrupt``,
+  ``kMemoryLimit``) and ``kUnknown`` -> ``"feasible"`` with a primal feasible solution, else
+  ``"no_solution"`` (``"error"`` for ``kUnknown``);
+* load, model, presolve, solve and postsolve errors -> ``"error"``.
+
+References
+----------
+Q. Huangfu and J. A. J. Hall, "Parallelizing the dual revised simplex method", *Mathematical
+Programming Computation* 10(1), 119-142, 2018. HiGHS documentation, https://highs.dev.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from time import perf_counter
+
+import highspy
+import numpy as np
+
+from tabsdc.errors import InputError, SolverError
+from tabsdc.solver._checks import as_csr, as_vector, check_bounds, check_finite
+from tabsdc.solver.options import SolveOptions
+from tabsdc.solver.problem import (
+    PROOF_ABS_GAP,
+    PROOF_REL_GAP,
+    LinearProgram,
+    SolveResult,
+    relative_gap,
+)
+
+__all__ = ["HighsModel", "solve_highs", "highs_status"]
+
+_STATUS = highspy.HighsModelStatus
+_LIMITS = frozenset(
+    {
+        _STATUS.kTimeLimit,
+        _STATUS.kIterationLimit,
+        _STATUS.kSolutionLimit,
+        _STATUS.kObjectiveBound,
+        _STATUS.kObjectiveTarget,
+        _STATUS.kInterrupt,
+        _STATUS.kHighsInterrupt,
+        _STATUS.kMemoryLimit,
+    }
+)
+_PROVEN = {
+    _STATUS.kInfeasible: "infeasible",
+    _STATUS.kUnbounded: "unbounded",
+    _STATUS.kUnboundedOrInfeasible: "infeasible_or_unbounded",
+}
+_SENSE = {"min": highspy.ObjSense.kMinimize, "max": highspy.ObjSense.kMaximize}
+
+
+def highs_status(
+    model_status: highspy.HighsModelStatus,
+    *,
+    has_solution: bool,
+    is_mip: bool,
+    objective: float | None = None,
+    bound: float | None = None,
+) -> str:
+    """Map a HiGHS model status to one of :data:`~tabsdc.solver.problem.STATUSES`.
+
+    Parameters
+    ----------
+    model_status : highspy.HighsModelStatus
+        ``Highs.getModelStatus()`` after the run.
+    has_solution : bool
+        Whether HiGHS holds a primal feasible solution (``primal_solution_status``).
+    is_mip : bool
+        Whether the model has integer variables.
+    objective, bound : float or None
+        Incumbent objective and dual bound of a MIP (used for ``kOptimal`` only).
+
+    Returns
+    -------
+    str
+        The status; the module docstring gives the full mapping.
+
+    Examples
+    --------
+    >>> import highspy
+    >>> highs_status(highspy.HighsModelStatus.kTimeLimit, has_solution=True, is_mip=True)
+    'feasible'
+    """
+    if model_status == _STATUS.kOptimal:
+        if not is_mip:
+            return "optimal"
+        if objective is None or bound is None:
+            return "feasible" if has_solution else "no_solution"
+        proven = (
+            abs(objective - bound) <= PROOF_ABS_GAP
+            or relative_gap(objective, bound) <= PROOF_REL_GAP
+        )
+        return "optimal" if proven else "feasible"
+    if model_status in _PROVEN:
+        return _PROVEN[model_status]
+    if model_status in _LIMITS or model_status == _STATUS.kUnknown:
+        if has_solution:
+            return "feasible"
+        return "no_solution" if model_status in _LIMITS else "error"
+    return "error"
+
+
+def _inf(values: np.ndarray) -> np.ndarray:
+    """Infinite bounds as HiGHS's ``kHighsInf`` (float64, contiguous)."""
+    out = np.array(values, dtype=np.float64)
+    out[np.isposinf(out)] = highspy.kHighsInf
+    out[np.isneginf(out)] = -highspy.kHighsInf
+    return out
+
+
+def _int32(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int32)
+
+
+def _pass_model(highs: highspy.Highs, problem: LinearProgram) -> highspy.HighsStatus:
+    """Pass the whole problem to HiGHS in one ``passModel`` call, matrix in CSC form.
+
+    The array overload of ``passModel`` reads the numpy buffers directly; filling a
+    ``HighsLp`` field by field would convert every entry through Python.
+    """
+    A = problem.A.tocsc()
+    integrality = np.zeros(problem.n_cols, dtype=np.int32)
+    if problem.integrality is not None:
+        integrality[problem.integrality] = int(highspy.HighsVarType.kInteger)
+    return highs.passModel(
+        problem.n_cols,
+        problem.n_rows,
+        A.nnz,
+        int(highspy.MatrixFormat.kColwise),
+        int(_SENSE[problem.sense]),
+        problem.offset,
+        np.ascontiguousarray(problem.c),
+        _inf(problem.col_lower),
+        _inf(problem.col_upper),
+        _inf(problem.row_lower),
+        _inf(problem.row_upper),
+        _int32(A.indptr),
+        _int32(A.indices),
+        np.ascontiguousarray(A.data),
+        integrality,
+    )
+
+
+def _check(status: highspy.HighsStatus, action: str) -> None:
+    if status == highspy.HighsStatus.kError:
+        raise SolverError(f"HiGHS rejected {action}")
+
+
+class HighsModel:
+    """A HiGHS model kept alive for re-solving (warm start).
+
+    Parameters
+    ----------
+    problem : LinearProgram
+        The problem; its arrays are passed to HiGHS once.
+    time_limit, mip_gap, threads, verbose
+        See :class:`~tabsdc.solver.options.SolveOptions`. HiGHS's log is silenced
+        (``output_flag`` off) unless ``verbose``. HiGHS keeps one thread pool per process
+        and fixes its size at the first solve; a model with ``threads`` set resets that pool
+        before each of its solves, so it must not run alongside HiGHS solves in other
+        threads.
+
+    Raises
+    ------
+    InputError
+        Invalid options.
+    SolverError
+        HiGHS rejects the model.
+
+    Notes
+    -----
+    The model keeps the objective sense and offset it was given or last set; integrality is
+    fixed at construction. Rows added with :meth:`add_rows` stay in the model.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> lp = LinearProgram(c=[3, 5], A=sp.csr_array([[1, 0], [0, 2], [3, 2]]),
+    ...                    row_lower=[-np.inf] * 3, row_upper=[4, 12, 18],
+    ...                    col_lower=[0, 0], col_upper=[np.inf, np.inf], sense="max")
+    >>> model = HighsModel(lp)
+    >>> model.solve().objective
+    36.0
+    >>> model.set_objective(np.array([1.0, 0.0]))
+    >>> model.solve().objective
+    4.0
+    """
+
+    def __init__(
+        self,
+        problem: LinearProgram,
+        *,
+        time_limit: float | None = None,
+        mip_gap: float | None = None,
+        threads: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(problem, LinearProgram):
+            raise InputError(f"problem must be a LinearProgram, got {type(problem).__name__}")
+        self._options = SolveOptions(time_limit, mip_gap, threads, verbose)
+        self._is_mip = problem.is_mip
+        self._highs = highspy.Highs()
+        self._set_options()
+        _check(_pass_model(self._highs, problem), "the model")
+        self._all_cols = _int32(np.arange(problem.n_cols))
+
+    def _set_options(self) -> None:
+        options = self._options
+        highs = self._highs
+        highs.setOptionValue("output_flag", bool(options.verbose))
+        highs.setOptionValue(
+            "time_limit",
+            highspy.kHighsInf if options.time_limit is None else float(options.time_limit),
+        )
+        highs.setOptionValue("mip_rel_gap", options.gap_target)
+        if options.threads is not None:
+            highs.setOptionValue("threads", int(options.threads))
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows, including added ones."""
+        return self._highs.getNumRow()
+
+    @property
+    def n_cols(self) -> int:
+        """Number of columns."""
+        return self._highs.getNumCol()
+
+    def solve(self) -> SolveResult:
+        """Solve the model in its current state.
+
+        Returns
+        -------
+        SolveResult
+            With ``solver="highs"``; see :class:`~tabsdc.solver.problem.SolveResult` and the
+            module docstring for the status mapping.
+        """
+        highs = self._highs
+        if self._options.threads is not None:
+            highspy.Highs.resetGlobalScheduler(True)
+        start = perf_counter()
+        run_status = highs.run()
+        elapsed = perf_counter() - start
+        model_status = highs.getModelStatus()
+        message = highs.modelStatusToString(model_status)
+        info = highs.getInfo()
+        if run_status == highspy.HighsStatus.kError:
+            return SolveResult.without_solution(
+                "error", elapsed, "highs", f"{message}; HiGHS returned an error"
+            )
+        has_solution = (
+            info.primal_solution_status == highspy.kSolutionStatusFeasible
+            and model_status not in _PROVEN
+        )
+        objective = float(info.objective_function_value) if has_solution else None
+        solution = highs.getSolution()
+        x = np.array(solution.col_value, dtype=np.float64) if has_solution else None
+        if self._is_mip:
+            bound = float(info.mip_dual_bound)
+            bound = bound if np.isfinite(bound) and model_status not in _PROVEN else None
+            gap = float(info.mip_gap) if objective is not None and bound is not None else None
+            status = highs_status(
+                model_status,
+                has_solution=has_solution,
+                is_mip=True,
+                objective=objective,
+                bound=bound,
+            )
+            if model_status == _STATUS.kOptimal and status == "feasible":
+                message += (
+                    f" (stopped at the requested relative gap {self._options.gap_target:g}"
+                    + ("" if gap is None else f"; gap {gap:.3g}")
+                    + ")"
+                )
+            return SolveResult(
+                status=status,
+                optimal=status == "optimal",
+                objective=objective,
+                bound=bound,
+                gap=gap,
+                x=x,
+                row_duals=None,
+                col_duals=None,
+                time=elapsed,
+                solver="highs",
+                message=message,
+                nodes=int(info.mip_node_count),
+            )
+        status = highs_status(model_status, has_solution=has_solution, is_mip=False)
+        optimal = status == "optimal"
+        iterations = (
+            info.simplex_iteration_count,
+            info.ipm_iteration_count,
+            info.crossover_iteration_count,
+            info.pdlp_iteration_count,
+        )
+        return SolveResult(
+            status=status,
+            optimal=optimal,
+            objective=objective,
+            bound=objective if optimal else None,
+            gap=0.0 if optimal else None,
+            x=x,
+            row_duals=np.array(solution.row_dual, dtype=np.float64) if optimal else None,
+            col_duals=np.array(solution.col_dual, dtype=np.float64) if optimal else None,
+            time=elapsed,
+            solver="highs",
+            message=message,
+            iterations=sum(max(0, count) for count in iterations),
+        )
+
+    def set_objective(
+        self, c: np.ndarray, sense: str | None = None, offset: float | None = None
+    ) -> None:
+        """Replace the whole objective vector (and optionally its sense and offset).
+
+        Parameters
+        ----------
+        c : array-like, shape (n_cols,)
+            New objective coefficients (finite).
+        sense : {"min", "max"} or None
+            New direction; None keeps the current one.
+        offset : float or None
+            New constant; None keeps the current one.
+
+        Raises
+        ------
+        InputError
+            ``c`` of the wrong shape or not finite, an unknown sense, a non-finite offset.
+        """
+        n = self.n_cols
+        cost = as_vector("c", c, n, f"the model has {n} columns")
+        check_finite("c", cost)
+        if sense is not None and sense not in _SENSE:
+            raise InputError(f"sense must be 'min' or 'max', got {sense!r}")
+        if offset is not None and not np.isfinite(offset):
+            raise InputError(f"offset = {offset} is not finite")
+        highs = self._highs
+        _check(
+            highs.changeColsCost(n, self._all_cols, np.ascontiguousarray(cost)),
+            "the objective",
+        )
+        if sense is not None:
+            _check(highs.changeObjectiveSense(_SENSE[sense]), "the objective sense")
+        if offset is not None:
+            _check(highs.changeObjectiveOffset(float(offset)), "the objective offset")
+
+    def _bounds(
+        self, kind: str, size: int, index: object, lower: object, upper: object
+    ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """Validated (count, index, lower, upper) for a bulk bound change."""
+        idx = np.asarray(index)
+        if idx.ndim == 0:
+            idx = idx.reshape(1)
+        if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
+            raise InputError(f"{kind} index must be a 1-D array of integers, got {idx!r}")
+        outside = np.flatnonzero((idx < 0) | (idx >= size))
+        if outside.size:
+            raise InputError(f"{kind} index {int(idx[outside[0]])} is outside 0..{size - 1}")
+        values, counts = np.unique(idx, return_counts=True)
+        if np.any(counts > 1):
+            raise InputError(f"{kind} index {int(values[counts > 1][0])} is repeated")
+        what = f"one per {kind} index"
+        lo = as_vector(f"{kind}_lower", lower, idx.size, what, broadcast=True)
+        up = as_vector(f"{kind}_upper", upper, idx.size, what, broadcast=True)
+        check_bounds(f"{kind}_lower", lo, f"{kind}_upper", up)
+        return idx.size, _int32(idx), _inf(lo), _inf(up)
+
+    def set_col_bounds(self, index: object, lower: object, upper: object) -> None:
+        """Change the bounds of some columns in one call.
+
+        Parameters
+        ----------
+        index : array-like of int
+            Distinct column indices.
+        lower, upper : float or array-like
+            New bounds, one per index or a scalar for all (``-inf``/``+inf`` allowed).
+
+        Raises
+        ------
+        InputError
+            An index out of range or repeated, bounds of the wrong length, NaN, or a lower
+            bound above its upper bound (naming the position).
+        """
+        count, idx, lo, up = self._bounds("col", self.n_cols, index, lower, upper)
+        _check(self._highs.changeColsBounds(count, idx, lo, up), "the column bounds")
+
+    def set_row_bounds(self, index: object, lower: object, upper: object) -> None:
+        """Change the bounds of some rows in one call (as :meth:`set_col_bounds`)."""
+        count, idx, lo, up = self._bounds("row", self.n_rows, index, lower, upper)
+        _check(self._highs.changeRowsBounds(count, idx, lo, up), "the row bounds")
+
+    def add_rows(self, A_rows: object, lower: object, upper: object) -> None:
+        """Append rows ``lower <= A_rows @ x <= upper`` in one call (e.g. cuts).
+
+        Parameters
+        ----------
+        A_rows : sparse matrix or 2-D array-like, shape (k, n_cols)
+            Coefficients of the new rows.
+        lower, upper : float or array-like, shape (k,)
+            Their bounds (a scalar applies to all new rows).
+
+        Raises
+        ------
+        InputError
+            ``A_rows`` with the wrong number of columns or non-finite entries, or invalid
+            bounds.
+        """
+        rows = as_csr("A_rows", A_rows)
+        k, n = rows.shape
+        if n != self.n_cols:
+            raise InputError(
+                f"A_rows has shape {rows.shape}, expected (k, {self.n_cols}) "
+                f"(the model has {self.n_cols} columns)"
+            )
+        what = f"A_rows has {k} rows"
+        lo = as_vector("lower", lower, k, what, broadcast=True)
+        up = as_vector("upper", upper, k, what, broadcast=True)
+        check_bounds("lower", lo, "upper", up)
+        if k == 0:
+            return
+        _check(
+            self._highs.addRows(
+                k,
+                _inf(lo),
+                _inf(up),
+                rows.nnz,
+                _int32(rows.indptr[:-1]),
+                _int32(rows.indices),
+                np.ascontiguousarray(rows.data),
+            ),
+            "the added rows",
+        )
+
+    def set_time_limit(self, seconds: float | None) -> None:
+        """Set (or with None remove) the time limit of the next solves."""
+        self._options = replace(self._options, time_limit=seconds)
+        self._set_options()
+
+
+def solve_highs(problem: LinearProgram, options: SolveOptions) -> SolveResult:
+    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once)."""
+    return HighsModel(
+        problem,
+        time_limit=options.time_limit,
+        mip_gap=options.mip_gap,
+        threads=options.threads,
+        verbose=options.verbose,
+    ).solve()
