@@ -1,4 +1,4 @@
-"""Command line: ``tabsdc rules`` and ``tabsdc demo``.
+"""Command line: ``tabsdc rules``, ``tabsdc audit`` and ``tabsdc demo``.
 
 Every command prints a short summary and writes its results as files; reports are built with
 :mod:`sdcreport` (the suffix of ``--report`` chooses HTML, Markdown, JSON or text). User errors
@@ -58,6 +58,21 @@ def _parser() -> argparse.ArgumentParser:
     rules.add_argument("--out", type=Path, help="write the cells (.csv) or a JJ file (.jj)")
     rules.add_argument("--report", type=Path, help="write a report (.html, .md, .json, .txt)")
     rules.set_defaults(run=_run_rules)
+
+    audit = commands.add_parser(
+        "audit", help="interval attack on a table with hidden cells; protection verdicts")
+    audit.add_argument("table", type=Path, help="JJ file (status u/m/x/w = hidden)")
+    audit.add_argument("--json", type=Path, help="write the verdicts as JSON")
+    audit.add_argument("--html", type=Path, help="write an HTML report")
+    audit.add_argument("--integer", action="store_true",
+                       help="also compute integer bounds (a MILP per bound)")
+    audit.add_argument("--pq", type=float, metavar="Q",
+                       help="intruder knows every value within Q %% (p/q prior)")
+    audit.add_argument("--release-intervals", action="store_true",
+                       help="the intervals will be published: run the p/q-interval attack")
+    audit.add_argument("--solver", default="highs")
+    audit.add_argument("--time-limit", type=float, help="seconds per bound")
+    audit.set_defaults(run=_run_audit)
 
     demo = commands.add_parser(
         "demo", help="apply the p%% rule to the shipped business survey and write a report")
@@ -140,6 +155,24 @@ def _run_rules(args: argparse.Namespace) -> int:
             result.table.to_report(), result.to_report()).save(args.report)
         print(f"report written to {args.report}")
     return 0
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    import json
+
+    from tabsdc.audit import audit, print_progress
+
+    result = audit(Table.from_jj(args.table), prior="pq" if args.pq else "table", q=args.pq,
+                   integer=args.integer, release_intervals=args.release_intervals,
+                   solver=args.solver, time_limit=args.time_limit, progress=print_progress)
+    print(result.summary())
+    if args.json:
+        args.json.write_text(json.dumps(result.to_dict(), indent=2))
+        print(f"verdicts written to {args.json}")
+    if args.html:
+        Report(f"Audit of {args.table.name}").add(result.to_report()).save(args.html)
+        print(f"report written to {args.html}")
+    return 0 if result.protected else 1
 
 
 def _run_demo(args: argparse.Namespace) -> int:

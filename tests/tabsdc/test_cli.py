@@ -62,3 +62,22 @@ def test_demo_writes_html(tmp_path):
     assert main(["demo", "--out", str(out)]) == 0
     html = out.read_text()
     assert "Sensitive cells" in html and "data:image/png;base64," in html
+
+
+def test_audit_command_json(shared_data, tmp_path, capsys):
+    out = tmp_path / "audit.json"
+    html = tmp_path / "audit.html"
+    jj = shared_data / "jj" / "examples" / "taumanual_audit_example.jj"
+    assert main(["audit", str(jj), "--json", str(out), "--html", str(html)]) == 0
+    data = json.loads(out.read_text())
+    assert data["protected"] is True
+    assert [(c["cell"], c["lower"], c["upper"]) for c in data["cells"]] == [
+        (4, 3.0, 6.0), (5, 1.0, 4.0), (7, 0.0, 3.0), (8, 0.0, 3.0)]
+    assert set(data["cells"][0]) >= {"cell", "value", "status", "lower", "upper", "lpl",
+                                     "upl", "protected", "exact"}
+    assert "PROTECTED" in capsys.readouterr().out
+    assert "data:image/png;base64," in html.read_text()
+    # with the p/q prior and released intervals the same pattern gives itself away
+    assert main(["audit", str(jj), "--pq", "20", "--release-intervals",
+                 "--json", str(out)]) == 1
+    assert json.loads(out.read_text())["pq_attack"]["n_revealed"] == 4

@@ -1,0 +1,22 @@
+"""Audit of published tables: the interval attack, protection verification and the
+p/q-interval attack.
+
+See :func:`audit` (verdicts per cell and for the table), :class:`IntervalAttack` (the exact
+intervals alone) and :func:`pq_interval_attack` (what published intervals reveal).
+"""
+
+from tabsdc.audit.intervals import IntervalAttack, Intervals
+from tabsdc.audit.pq_attack import PQAttackResult, cycle_pq_attack, pq_interval_attack
+from tabsdc.audit.verify import HIDDEN_STATUSES, AuditResult, audit, print_progress
+
+__all__ = [
+    "audit",
+    "AuditResult",
+    "IntervalAttack",
+    "Intervals",
+    "pq_interval_attack",
+    "cycle_pq_attack",
+    "PQAttackResult",
+    "HIDDEN_STATUSES",
+    "print_progress",
+]

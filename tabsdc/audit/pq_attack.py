@@ -1,0 +1,173 @@
+"""The p/q-interval attack: p/q-rule protection plus published exact intervals disclose.
+
+Cox (*Towards a quality assessment of disclosure-limited statistical data*, slides 22-24;
+Cox 2008) shows it on a suppressed cycle x, b, c, a (all > 0): when the releaser publishes the
+exact intervals computed under the p/q assumption (every value known within q), the cell with
+the smallest value, B, has ``l_B = (1 - q) b`` and ``u_B = (1 + q) b``, so
+``q = (u_B - l_B) / (u_B + l_B)`` and then ``b = l_B / (1 - q)`` and ``a = l_A + q b``,
+``c = l_C + q b``, ``x = l_X + q b``.
+
+General version (any pattern). With the p/q prior every hidden value y_j lies in
+``[(1 - q) a_j, (1 + q) a_j]``. Writing ``y = a + q e``, the attacker polytope is
+``{a + q e : A_H e = 0, -a <= e <= a}``, and the set of feasible e is centrally symmetric
+(e feasible => -e feasible). Hence for every hidden cell
+
+    l_i = a_i - q N_i(a),   u_i = a_i + q N_i(a),   N_i(a) = max {e_i : A_H e = 0, |e| <= a},
+
+so **the midpoint of every published interval is the true value**, and q follows from any
+cell with ``N_i > 0`` as ``q = (u_i - l_i) / (2 N_i(a))`` with a = the midpoints. On the
+slides' cycle N_B = b and this is the slides' formula.
+
+When it applies: the published intervals were computed with the symmetric p/q bounds as the
+only a-priori bounds on the hidden cells (q < 1, so that ``(1 - q) a_j >= 0`` and the
+non-negativity bound never binds). When it does not: intervals computed with other
+a-priori bounds (e.g. tau-ARGUS's default [0, 1.5 x total], or non-negativity alone), where
+the interval of x is ``[x - a, x + b]`` and only ``b - a`` is known (slide 22); then the
+attack reports nothing revealed unless midpoints happen to equal the values, which it checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from tabsdc.audit.intervals import IntervalAttack
+from tabsdc.errors import InputError
+
+if TYPE_CHECKING:
+    from tabsdc.table import Table
+
+__all__ = ["pq_interval_attack", "PQAttackResult", "cycle_pq_attack"]
+
+
+@dataclass(frozen=True)
+class PQAttackResult:
+    """What the p/q-interval attack recovers from published intervals.
+
+    Attributes
+    ----------
+    estimates : Series
+        Midpoints of the published intervals (the attacker's estimates), per hidden cell.
+    revealed : Series of bool
+        Hidden cells whose estimate equals the true value (within tolerance).
+    q : float or None
+        The q recovered (a fraction), when the cells give one consistent value.
+    q_per_cell : Series
+        q implied by each hidden cell with ``N_i > 0``.
+    consistent : bool
+        The estimates satisfy the relations and all cells imply the same q.
+    """
+
+    estimates: pd.Series
+    revealed: pd.Series
+    q: float | None
+    q_per_cell: pd.Series
+    consistent: bool
+
+    def headline(self) -> str:
+        n = int(self.revealed.sum())
+        if n == 0:
+            return "p/q-interval attack: publishing these intervals reveals no hidden value."
+        q_text = f"q = {100 * self.q:.6g} % and " if self.q is not None else ""
+        return (f"p/q-interval attack: publishing these intervals reveals {q_text}"
+                f"the values of {n} of {len(self.revealed)} hidden cells.")
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"estimate": self.estimates, "revealed": self.revealed,
+                             "q_implied": self.q_per_cell})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"q": self.q, "consistent": self.consistent,
+                "revealed_cells": [str(c) for c in self.revealed.index[self.revealed]],
+                "n_revealed": int(self.revealed.sum())}
+
+
+def pq_interval_attack(
+    table: Table,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    *,
+    hidden: np.ndarray | None = None,
+    tol: float = 1e-6,
+) -> PQAttackResult:
+    """Recover q and the hidden values from published exact intervals (general version).
+
+    Parameters
+    ----------
+    table : Table
+        The published table (hidden cells' values are used only to judge what is revealed).
+    lower, upper : ndarray
+        The published intervals of the hidden cells, in the order of the hidden cells
+        (``np.flatnonzero(hidden)``).
+    hidden : ndarray of bool, optional
+        Hidden cells (default: status ``u``, ``m``, ``x`` or ``w``).
+    tol : float
+        Relative tolerance for "revealed" and for the consistency of q.
+
+    Returns
+    -------
+    PQAttackResult
+    """
+    from tabsdc.audit.verify import HIDDEN_STATUSES
+
+    if hidden is None:
+        hidden = table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    cells = np.flatnonzero(hidden)
+    lower, upper = np.asarray(lower, float), np.asarray(upper, float)
+    if lower.shape != (len(cells),) or upper.shape != (len(cells),):
+        raise InputError(f"lower/upper need one entry per hidden cell ({len(cells)})")
+    index = table.cells.index[cells]
+    finite = np.isfinite(lower) & np.isfinite(upper)
+    estimates = np.where(finite, (lower + upper) / 2, np.nan)
+    truth = table.values[cells]
+    scale = tol * np.maximum(1.0, np.abs(truth))
+    revealed = finite & (np.abs(estimates - truth) <= scale)
+
+    # N_i(a_hat): widest symmetric move of each cell, with the relations' homogeneous part
+    a_hat = np.where(finite, np.abs(estimates), 0.0)
+    zero_table = np.zeros(table.n_cells)
+    lb, ub = zero_table.copy(), zero_table.copy()
+    lb[cells], ub[cells] = -a_hat, a_hat
+    reach = IntervalAttack(table.A, np.zeros(table.n_relations), zero_table, hidden, lb,
+                           ub).intervals().upper
+    width = upper - lower
+    usable = finite & (reach > scale)
+    q_cells = np.where(usable, width / np.where(usable, 2 * reach, 1.0), np.nan)
+    q = None
+    consistent = False
+    if usable.any():
+        q_mid = float(np.median(q_cells[usable]))
+        residual = table.A[:, cells] @ np.where(finite, estimates, 0.0) + \
+            table.A[:, ~hidden] @ table.values[~hidden] - table.b
+        additive = np.all(np.abs(residual) <= tol * max(1.0, np.abs(table.values).max()))
+        # q >= 1 means intervals as wide as non-negativity alone allows: nothing is implied
+        consistent = bool(np.all(np.abs(q_cells[usable] - q_mid) <= tol * max(1.0, q_mid))
+                          and additive and finite.all() and q_mid < 1 - tol)
+        q = q_mid if consistent else None
+    return PQAttackResult(
+        estimates=pd.Series(estimates, index=index),
+        revealed=pd.Series(revealed, index=index),
+        q=q,
+        q_per_cell=pd.Series(q_cells, index=index),
+        consistent=consistent,
+    )
+
+
+def cycle_pq_attack(lower: dict[str, float], upper: dict[str, float]) -> dict[str, float]:
+    """The slides' closed form on a suppressed cycle (slide 24).
+
+    The cell with the smallest lower bound is B: ``q = (u_B - l_B) / (u_B + l_B)``,
+    ``b = l_B / (1 - q)``, and every other cell is ``l + q b``.
+
+    Returns a dict with ``q`` and the recovered value of each cell.
+    """
+    smallest = min(lower, key=lower.get)
+    l_b, u_b = lower[smallest], upper[smallest]
+    q = (u_b - l_b) / (u_b + l_b)
+    b = l_b / (1 - q)
+    out = {"q": q}
+    out.update({name: (b if name == smallest else lower[name] + q * b) for name in lower})
+    return out

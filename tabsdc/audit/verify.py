@@ -1,0 +1,321 @@
+"""Protection verification: does a published table protect every sensitive cell?
+
+Protection (``DESIGN.md``): a sensitive cell i with value a_i is protected when, over the
+attacker's polytope, ``min x_i <= a_i - lpl_i`` (lower), ``max x_i >= a_i + upl_i`` (upper)
+and ``max x_i - min x_i >= spl_i`` (sliding). A hidden cell whose interval is a single point
+is exactly disclosed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from tabsdc.audit.intervals import IntervalAttack, Intervals
+from tabsdc.errors import InputError
+
+if TYPE_CHECKING:
+
+    from sdcreport import Section
+    from tabsdc.audit.pq_attack import PQAttackResult
+    from tabsdc.table import Table
+
+__all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress"]
+
+#: Statuses of cells that are not published.
+HIDDEN_STATUSES = ("u", "m", "x", "w")
+
+
+def print_progress(done: int, total: int) -> None:
+    """A progress callback printing ``bounds done/total`` to stderr every 5 %."""
+    step = max(1, total // 20)
+    if done % step == 0 or done == total:
+        print(f"\r  bounds {done}/{total}", end="\n" if done == total else "",
+              file=sys.stderr, flush=True)
+
+
+def audit(
+    table: Table,
+    *,
+    hidden: np.ndarray | None = None,
+    prior: Literal["table", "pq"] = "table",
+    q: float | None = None,
+    integer: bool = False,
+    release_intervals: bool = False,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    tol: float = 1e-6,
+    progress: Callable[[int, int], None] | None = None,
+) -> AuditResult:
+    """Run the interval attack on a table and check every sensitive cell's protection.
+
+    Parameters
+    ----------
+    table : Table
+        Cells with ``status`` (``u`` sensitive, ``m``/``x``/``w`` other hidden cells),
+        ``lpl``/``upl``/``spl`` and a-priori bounds ``lb``/``ub``.
+    hidden : ndarray of bool, optional
+        Cells the intruder does not see (default: status ``u``, ``m``, ``x`` or ``w``).
+    prior : {"table", "pq"}
+        The intruder's a-priori knowledge: the table's ``lb``/``ub`` columns (set them per
+        cell for user bounds), or the p/q assumption that every value is known within
+        ``q`` percent (intersected with ``lb``/``ub``).
+    q : float, optional
+        Percentage for ``prior="pq"``.
+    integer : bool
+        Also compute integer bounds (a MILP per bound) and report where they are tighter
+        than the LP bounds; the verdict then uses the integer bounds.
+    release_intervals : bool
+        The intervals are to be published: also run the p/q-interval attack
+        (:func:`tabsdc.audit.pq_interval_attack`) on them.
+    solver, time_limit
+        Solver name (``"highs"`` keeps one model per block of hidden cells) and time limit
+        per bound in seconds.
+    tol : float
+        Relative tolerance of the verdicts: a requirement is met when it is missed by at most
+        ``tol * max(1, |a_i|)``.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each bound (see :func:`print_progress`).
+
+    Returns
+    -------
+    AuditResult
+
+    Raises
+    ------
+    InputError
+        A bad prior, or a table inconsistent with its bounds (no hidden values fit).
+
+    Examples
+    --------
+    The 2x2 cycle of Cox's slides 18-20 (x = 10 sensitive with r = 2):
+
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> cells = pd.DataFrame({"r": ["1", "1", "2", "2"], "c": ["1", "2", "1", "2"],
+    ...                       "value": [10.0, 5.0, 7.0, 8.0]})
+    >>> t = Table.from_aggregated(cells, ["r", "c"])
+    >>> status = ["s"] * 9
+    >>> for i in (4, 5, 7, 8): status[i] = "m"
+    >>> status[4] = "u"
+    >>> t = t.with_columns(status=status, lpl=[0, 0, 0, 0, 2, 0, 0, 0, 0],
+    ...                    upl=[0, 0, 0, 0, 2, 0, 0, 0, 0])
+    >>> result = audit(t)
+    >>> result.to_frame().loc[[("1", "1")], ["lower", "upper", "protected"]].values.tolist()
+    [[2.0, 15.0, True]]
+    """
+    cells = table.cells
+    values = table.values
+    if hidden is None:
+        hidden = cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    hidden = np.asarray(hidden, dtype=bool)
+    if hidden.shape != (table.n_cells,):
+        raise InputError(f"hidden has shape {hidden.shape}, the table has {table.n_cells} cells")
+    lb, ub = _prior_bounds(cells, values, prior, q)
+    attack = IntervalAttack(table.A, table.b, values, hidden, lb, ub, solver=solver,
+                            time_limit=time_limit)
+    lp = attack.intervals(progress)
+    integer_bounds = None
+    if integer:
+        _require_integers(table, hidden)
+        integer_bounds = IntervalAttack(table.A, table.b, values, hidden, np.ceil(lb - 1e-9),
+                                        np.floor(ub + 1e-9), integer=True, solver=solver,
+                                        time_limit=time_limit).intervals(progress)
+    frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol)
+    result = AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
+                         prior=_describe_prior(prior, q), pq_attack=None)
+    if release_intervals:
+        from tabsdc.audit.pq_attack import pq_interval_attack
+
+        used = integer_bounds or lp
+        result.pq_attack = pq_interval_attack(table, used.lower, used.upper, hidden=hidden,
+                                              tol=tol)
+    return result
+
+
+@dataclass
+class AuditResult:
+    """Intervals and protection verdicts of every hidden cell.
+
+    Attributes
+    ----------
+    table : Table
+        The audited table.
+    frame : DataFrame
+        One row per hidden cell (index: the table's cell index) with ``value``, ``status``,
+        ``lower``, ``upper`` (the intervals the verdict uses), ``lpl``, ``upl``, ``spl``,
+        ``lower_ok``, ``upper_ok``, ``sliding_ok``, shortfalls, ``exact`` and ``protected``;
+        with integer bounds also ``lower_lp``/``upper_lp`` and ``integer_tighter``.
+    intervals, integer_intervals : Intervals
+        Raw LP (and integer) results with solver counts and time.
+    prior : str
+        The a-priori knowledge assumed.
+    pq_attack : PQAttackResult or None
+        The p/q-interval attack on the intervals, when they are to be released.
+    """
+
+    table: Table
+    frame: pd.DataFrame
+    intervals: Intervals
+    integer_intervals: Intervals | None
+    prior: str
+    pq_attack: PQAttackResult | None
+
+    @property
+    def protected(self) -> bool:
+        """True when every sensitive cell is protected (and, when intervals are to be
+        released, the p/q-interval attack reveals nothing)."""
+        revealed = self.pq_attack is not None and self.pq_attack.revealed.any()
+        return bool(self.frame["protected"].all()) and not revealed
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        """Sensitive cells that are not protected."""
+        return self.frame[~self.frame["protected"]]
+
+    def summary(self) -> str:
+        f = self.frame
+        sensitive = f["status"] == "u"
+        lines = [
+            f"Audit ({self.prior}): {len(f)} hidden cells in {self.intervals.n_components} "
+            f"independent blocks, {self.intervals.n_solves} bounds in "
+            f"{self.intervals.seconds:.2f} s",
+            f"  sensitive cells: {int(sensitive.sum())}, protected: "
+            f"{int((f['protected'] & sensitive).sum())}",
+            f"  lower / upper / sliding protection missed: {int((~f['lower_ok']).sum())} / "
+            f"{int((~f['upper_ok']).sum())} / {int((~f['sliding_ok']).sum())}",
+            f"  exactly disclosed hidden cells: {int(f['exact'].sum())}",
+        ]
+        if self.integer_intervals is not None:
+            lines.append(f"  integer bounds tighter than LP bounds: "
+                         f"{int(f['integer_tighter'].sum())} cells")
+        if self.pq_attack is not None:
+            lines.append("  " + self.pq_attack.headline())
+        lines.append("  verdict: " + ("PROTECTED" if self.protected else "NOT PROTECTED"))
+        return "\n".join(lines)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The per-cell frame (a copy)."""
+        return self.frame.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"protected": bool, "cells": [{"cell", "value", "status", "lower", "upper",
+        "lpl", "upl", "protected", "exact"}, ...]}`` (the CLI's JSON)."""
+        f = self.frame
+        labels = (f.index.tolist() if not self.table.dims
+                  else self.table.cell_labels(self.table.cells.index.get_indexer(f.index)))
+        cells = [
+            {"cell": label, "value": float(r.value), "status": r.status,
+             "lower": _finite(r.lower), "upper": _finite(r.upper), "lpl": float(r.lpl),
+             "upl": float(r.upl), "protected": bool(r.protected), "exact": bool(r.exact)}
+            for label, r in zip(labels, f.itertuples(), strict=True)
+        ]
+        out: dict[str, Any] = {"protected": self.protected, "prior": self.prior, "cells": cells}
+        if self.pq_attack is not None:
+            out["pq_attack"] = self.pq_attack.to_dict()
+        return out
+
+    def to_report(self) -> Section:
+        from sdcreport import Section
+        from tabsdc.audit.plots import interval_figure
+        from tabsdc.plots import status_map
+
+        section = Section("Audit: interval attack")
+        section.add_text(
+            "For every hidden cell, the smallest and largest value an intruder can derive "
+            "from the published cells, the table's relations and the a-priori bounds "
+            f"({self.prior}). A sensitive cell is protected when its interval reaches "
+            "a - lpl below and a + upl above."
+        )
+        f = self.frame
+        section.add_metrics({
+            "verdict": "protected" if self.protected else "NOT protected",
+            "hidden cells": len(f),
+            "sensitive cells": int((f["status"] == "u").sum()),
+            "unprotected sensitive cells": int((~f["protected"]).sum()),
+            "exactly disclosed cells": int(f["exact"].sum()),
+            "independent blocks": self.intervals.n_components,
+            "bounds computed": self.intervals.n_solves,
+            "seconds": round(self.intervals.seconds, 3),
+        })
+        if len(f):
+            section.add_figure(interval_figure(self), "Intervals of sensitive cells relative "
+                               "to their value; the red bar is the required protection")
+        if len(self.table.dims) >= 2:
+            section.add_figure(status_map(self.table), "Cell status")
+        columns = ["value", "status", "lower", "upper", "lpl", "upl", "protected", "exact"]
+        section.add_table(f[columns], "Hidden cells", max_html_rows=1000)
+        if self.pq_attack is not None:
+            section.add_text(self.pq_attack.headline())
+        return section
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _prior_bounds(cells: pd.DataFrame, values: np.ndarray, prior: str, q: float | None):
+    lb = cells["lb"].to_numpy(float)
+    ub = cells["ub"].to_numpy(float)
+    if prior == "table":
+        if q is not None:
+            raise InputError("q is only used with prior='pq'")
+        return lb, ub
+    if prior != "pq":
+        raise InputError(f"prior must be 'table' or 'pq', not {prior!r}")
+    if q is None or not 0 < q:
+        raise InputError("prior='pq' needs q > 0 (a percentage)")
+    spread = np.abs(values) * q / 100
+    return np.maximum(lb, values - spread), np.minimum(ub, values + spread)
+
+
+def _describe_prior(prior: str, q: float | None) -> str:
+    return "a-priori bounds of the table" if prior == "table" else \
+        f"every value known within q = {q:g} %"
+
+
+def _require_integers(table: Table, hidden: np.ndarray) -> None:
+    values = table.values
+    fractional = hidden & (np.abs(values - np.round(values)) > 1e-9)
+    if fractional.any():
+        label = table.cell_labels(np.flatnonzero(fractional)[:1])[0]
+        raise InputError(f"integer bounds need integer values; {label} is {values[fractional][0]}")
+
+
+def _verdicts(
+    table: Table, hidden_cells: np.ndarray, lp: Intervals, integer: Intervals | None,
+    tol: float
+) -> pd.DataFrame:
+    cells = table.cells.iloc[hidden_cells]
+    a = cells["value"].to_numpy(float)
+    lower, upper = (integer.lower, integer.upper) if integer is not None else (lp.lower, lp.upper)
+    slack = tol * np.maximum(1.0, np.abs(a))
+    sensitive = (cells["status"] == "u").to_numpy()
+    lpl, upl, spl = (cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
+    lower_short = np.where(sensitive, np.maximum(0.0, lower - (a - lpl)), 0.0)
+    upper_short = np.where(sensitive, np.maximum(0.0, (a + upl) - upper), 0.0)
+    sliding_short = np.where(sensitive, np.maximum(0.0, spl - (upper - lower)), 0.0)
+    frame = pd.DataFrame({
+        "value": a, "status": cells["status"].to_numpy(), "lower": lower, "upper": upper,
+        "lpl": lpl, "upl": upl, "spl": spl,
+        "lower_ok": lower_short <= slack, "upper_ok": upper_short <= slack,
+        "sliding_ok": sliding_short <= slack,
+        "lower_shortfall": lower_short, "upper_shortfall": upper_short,
+        "sliding_shortfall": sliding_short,
+        "exact": (upper - lower) <= slack,
+        "solver_status": (integer or lp).status,
+    }, index=cells.index)
+    # a sensitive cell pinned to one value is disclosed whatever its protection levels
+    frame["protected"] = (frame["lower_ok"] & frame["upper_ok"] & frame["sliding_ok"]
+                          & ~(sensitive & frame["exact"].to_numpy()))
+    if integer is not None:
+        frame["lower_lp"], frame["upper_lp"] = lp.lower, lp.upper
+        frame["integer_tighter"] = ((integer.lower - lp.lower) > slack) | \
+            ((lp.upper - integer.upper) > slack)
+    return frame
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
