@@ -16,7 +16,7 @@ three or more dimensions, where LP vertices can be fractional).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -141,54 +141,43 @@ class IntervalAttack:
             col_lower=self.lb[members], col_upper=self.ub[members],
             integrality=np.full(n, self.integer) if self.integer else None,
         )
+        def report(done_here: int, _: int) -> None:
+            if progress is not None:
+                progress(done + done_here, total)
+
+        if self.solver == "highs":
+            model = HighsModel(problem, time_limit=self.time_limit)
+            try:
+                lower, upper, status = model.column_extremes(progress=report)
+            except SolverError as error:
+                raise InputError(
+                    "the published table is inconsistent with its a-priori bounds: no hidden "
+                    f"values fit the relations around cell {self.hidden_cells[members[0]]} "
+                    f"({error})"
+                ) from None
+            return lower, upper, status, 2 * n
         lower, upper = np.empty(n), np.empty(n)
         status = np.full(n, "optimal", dtype=object)
-        bound_of = _BoundSolver(problem, self.solver, self.time_limit)
         for j in range(n):
             cost = np.zeros(n)
             cost[j] = 1.0
-            lower[j], st_lo = bound_of(cost, "min", members[j], self.hidden_cells)
-            upper[j], st_hi = bound_of(cost, "max", members[j], self.hidden_cells)
+            lower[j], st_lo = _bound(problem, cost, "min", self)
+            upper[j], st_hi = _bound(problem, cost, "max", self)
             status[j] = st_lo if st_lo != "optimal" else st_hi
-            if progress is not None:
-                progress(done + 2 * (j + 1), total)
+            report(2 * (j + 1), total)
         return lower, upper, status, 2 * n
 
 
-class _BoundSolver:
-    """Solve one bound: a kept HiGHS model, or a fresh solve through another backend."""
-
-    def __init__(self, problem: LinearProgram, solver: str, time_limit: float | None) -> None:
-        self.problem = problem
-        self.solver = solver
-        self.time_limit = time_limit
-        self.model = HighsModel(problem, time_limit=time_limit) if solver == "highs" else None
-
-    def __call__(
-        self, cost: np.ndarray, sense: str, member: int, hidden_cells: np.ndarray
-    ) -> tuple[float, str]:
-        if self.model is not None:
-            self.model.set_objective(cost, sense=sense)
-            result = self.model.solve()
-        else:
-            from dataclasses import replace
-
-            result = solve(replace(self.problem, c=cost, sense=sense), self.solver,
-                           time_limit=self.time_limit)
-        if result.status == "unbounded":
-            return (np.inf if sense == "max" else -np.inf), "optimal"
-        if result.status in ("infeasible", "infeasible_or_unbounded"):
-            raise InputError(
-                "the published table is inconsistent with its a-priori bounds: no hidden "
-                f"values satisfy the relations around cell {hidden_cells[member]} "
-                f"({result.message})"
-            )
-        if result.status == "optimal":
-            return float(result.objective), "optimal"
-        if result.status == "feasible" and result.bound is not None:
-            # a time-limited MILP: the proven bound is a valid (outer) end of the interval
-            return float(result.bound), "feasible"
-        raise SolverError(
-            f"bound of cell {hidden_cells[member]} ({sense}): solver stopped with "
-            f"{result.status}: {result.message}"
-        )
+def _bound(
+    problem: LinearProgram, cost: np.ndarray, sense: str, attack: IntervalAttack
+) -> tuple[float, str]:
+    """One bound through a PuLP solver (a fresh solve)."""
+    result = solve(replace(problem, c=cost, sense=sense), attack.solver,
+                   time_limit=attack.time_limit)
+    if result.status == "unbounded":
+        return (np.inf if sense == "max" else -np.inf), "optimal"
+    if result.status == "optimal":
+        return float(result.objective), "optimal"
+    if result.status == "feasible" and result.bound is not None:
+        return float(result.bound), "feasible"
+    raise SolverError(f"a bound ({sense}) stopped with {result.status}: {result.message}")
