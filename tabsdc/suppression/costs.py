@@ -1,0 +1,44 @@
+"""Suppression costs per cell: value, count, Berg entropy or user weights."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabsdc.errors import InputError
+from tabsdc.table import Table
+
+__all__ = ["cell_costs", "COST_NAMES"]
+
+#: Named cost criteria (Cox, slide 14): c = a, c = 1, c = log(1 + a).
+COST_NAMES = ("value", "count", "entropy")
+
+
+def cell_costs(table: Table, cost: str | np.ndarray) -> np.ndarray:
+    """Cost of suppressing each cell.
+
+    ``"value"``: ``|a|`` (total value suppressed); ``"count"``: 1 (number of cells);
+    ``"entropy"``: Berg entropy ``log(1 + |a|)``; a column name of ``table.cells`` (e.g.
+    ``"weight"``, the JJ cost); or an array with one non-negative number per cell.
+    """
+    values = np.abs(table.values)
+    if isinstance(cost, str):
+        if cost == "value":
+            return values
+        if cost == "count":
+            return np.ones(table.n_cells)
+        if cost == "entropy":
+            return np.log1p(values)
+        if cost in table.cells.columns:
+            out = table.cells[cost].to_numpy(float)
+        else:
+            raise InputError(f"unknown cost {cost!r}: use {', '.join(COST_NAMES)}, a cell "
+                             "column or an array")
+    else:
+        out = np.asarray(cost, dtype=float)
+        if out.shape != (table.n_cells,):
+            raise InputError(f"cost has shape {out.shape}; the table has {table.n_cells} cells")
+    bad = ~np.isfinite(out) | (out < 0)
+    if bad.any():
+        label = table.cell_labels(np.flatnonzero(bad)[:1])[0]
+        raise InputError(f"cost of {label} is {out[bad][0]}: costs must be finite and >= 0")
+    return out

@@ -1,0 +1,137 @@
+"""A fast heuristic for complementary suppression on any linear table.
+
+For every protection requirement that the current pattern fails, solve one LP that routes the
+required deviation through the table at least cost: ``min sum_j w_j (p_j + q_j)`` over
+``A (p - q) = 0``, ``0 <= p <= U``, ``0 <= q <= L`` with the primary's deviation fixed at its
+protection level; ``w_j = c_j / level`` for published cells (the LP relaxation of "suppress j
+when it carries deviation") and almost nothing for cells already suppressed. Every cell that
+carries deviation is suppressed; the requirement then holds because the flow itself is an
+attack of that size. Requirements are taken largest level first.
+
+A clean-up pass then tries to publish secondaries again, most expensive first: a secondary
+is dropped when every requirement whose certificate (the attack that proved it) uses it can
+still be met without it. This is sdcTable's SIMPLEHEURISTIC idea (iterated attacker LPs),
+with cost-weighted flows instead of single cells and the clean-up on certificates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from tabsdc.errors import InputError
+from tabsdc.solver import HighsModel, LinearProgram
+from tabsdc.suppression.attacker import Attacker, Requirement
+
+__all__ = ["FlowRouter", "heuristic_pattern", "clean_up"]
+
+#: Relative tolerance on deviations and levels.
+TOL = 1e-7
+
+
+class FlowRouter:
+    """The least-cost deviation flow LP, kept in HiGHS and re-solved per requirement."""
+
+    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray):
+        A = sp.csr_array(A)
+        n = A.shape[1]
+        m = A.shape[0]
+        self.n = n
+        self.down = np.where(movable, down, 0.0)
+        self.up = np.where(movable, up, 0.0)
+        self.model = HighsModel(LinearProgram(
+            c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
+            row_upper=np.zeros(m), col_lower=np.zeros(2 * n),
+            col_upper=np.concatenate([self.up, self.down])))
+
+    def route(
+        self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+    ) -> np.ndarray | None:
+        """Cells carrying the cheapest deviation of ``req.level`` through ``req.cell``
+        (None when no such flow exists)."""
+        i, n = req.cell, self.n
+        scale = max(float(np.max(cost, initial=0.0)), 1.0)
+        w = np.where(suppressed, 1e-6 * scale, cost) / req.level
+        self.model.set_objective(np.concatenate([w, w]))
+        p_fixed = req.level if req.direction > 0 else 0.0
+        q_fixed = req.level if req.direction < 0 else 0.0
+        self.model.set_col_bounds([i, n + i], [p_fixed, q_fixed], [p_fixed, q_fixed])
+        try:
+            result = self.model.solve()
+        finally:
+            self.model.set_col_bounds([i, n + i], [0.0, 0.0], [self.up[i], self.down[i]])
+        if not result.has_solution:
+            return None
+        flow = np.abs(result.x[:n] - result.x[n:])
+        return flow > TOL * max(1.0, req.level)
+
+
+def heuristic_pattern(
+    reqs: Sequence[Requirement],
+    attacker: Attacker,
+    router: FlowRouter,
+    cost: np.ndarray,
+    suppressed: np.ndarray,
+    labels: Callable[[int], str],
+) -> tuple[np.ndarray, dict[int, set[int]]]:
+    """Extend ``suppressed`` until every requirement holds.
+
+    Returns the pattern and, per requirement (by position in ``reqs``), the cells of the
+    attack that certifies it.
+    """
+    suppressed = suppressed.copy()
+    certificates: dict[int, set[int]] = {}
+    order = sorted(range(len(reqs)), key=lambda k: -reqs[k].level)
+    attacker.set_pattern(suppressed)
+    for k in order:
+        req = reqs[k]
+        reach, _, attack = attacker.reach(req)
+        if reach >= req.level * (1 - TOL):
+            certificates[k] = _support(attack, req)
+            continue
+        carries = router.route(req, cost, suppressed)
+        if carries is None:
+            raise InputError(
+                f"no suppression pattern can protect {labels(req.cell)}: its "
+                f"{'upper' if req.direction > 0 else 'lower'} protection level {req.level:g} "
+                "exceeds what the table's relations and a-priori bounds allow"
+            )
+        suppressed |= carries
+        attacker.set_pattern(suppressed)
+        certificates[k] = set(np.flatnonzero(carries).tolist())
+    return suppressed, certificates
+
+
+def clean_up(
+    reqs: Sequence[Requirement],
+    attacker: Attacker,
+    cost: np.ndarray,
+    suppressed: np.ndarray,
+    removable: np.ndarray,
+    certificates: dict[int, set[int]],
+) -> np.ndarray:
+    """Publish again every removable suppressed cell that no requirement needs."""
+    suppressed = suppressed.copy()
+    candidates = np.flatnonzero(suppressed & removable)
+    for j in candidates[np.argsort(-cost[candidates], kind="stable")]:
+        affected = [k for k, cells in certificates.items() if j in cells]
+        suppressed[j] = False
+        attacker.set_pattern(suppressed)
+        renewed = {}
+        for k in affected:
+            reach, _, attack = attacker.reach(reqs[k])
+            if reach < reqs[k].level * (1 - TOL):
+                break
+            renewed[k] = _support(attack, reqs[k])
+        else:
+            certificates.update(renewed)
+            continue
+        suppressed[j] = True
+    attacker.set_pattern(suppressed)
+    return suppressed
+
+
+def _support(attack: np.ndarray, req: Requirement) -> set[int]:
+    return set(np.flatnonzero(np.abs(attack) > TOL * max(1.0, req.level)).tolist())

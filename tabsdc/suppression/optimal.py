@@ -1,0 +1,212 @@
+"""Optimal complementary suppression: a master MILP over the binaries plus capacity cuts.
+
+The full Fischetti-Salazar model has a copy of the table per primary cell and direction. Here
+the master holds only ``z`` (one binary per cell, ``min sum c_j z_j``), seeded with cheap valid
+inequalities: a protected primary needs another suppressed cell in every relation it belongs
+to. Each round solves the master, attacks its pattern (one kept HiGHS attacker model, see
+:mod:`tabsdc.suppression.attacker`) and adds the capacity cut of every requirement the pattern
+fails; when no requirement fails, the master's optimum is a proven optimal pattern.
+
+Each round also repairs the master's pattern into a feasible one (heuristic routing, then
+clean-up), so a time limit returns the best audit-clean pattern found with its gap against the
+master's bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from time import perf_counter
+
+import numpy as np
+import scipy.sparse as sp
+
+from tabsdc.solver import HighsModel, LinearProgram
+from tabsdc.suppression.attacker import Attacker, Requirement
+from tabsdc.suppression.heuristic import TOL, FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression.singletons import protect_singletons
+
+__all__ = ["CutLoopStats", "optimal_pattern", "seed_rows", "PROVEN_GAP"]
+
+#: Relative gap under which a pattern is reported as proven optimal (the master's tie-breaking
+#: cost is far below it).
+PROVEN_GAP = 1e-6
+
+
+@dataclass(frozen=True)
+class CutLoopStats:
+    """Solver statistics of the cut loop."""
+
+    status: str  # "optimal" or "feasible" (time limit)
+    objective: float
+    bound: float
+    gap: float
+    rounds: int
+    cuts: int
+    seed_rows: int
+    attacker_solves: int
+    seconds: float
+
+
+def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_array:
+    """For each primary and each relation holding it: the other cells sum to >= 1."""
+    primaries = np.unique([r.cell for r in reqs])
+    A = sp.csr_array(A)
+    AT = A.T.tocsr()
+    rows = []
+    for i in primaries:
+        relations = AT.indices[AT.indptr[i]:AT.indptr[i + 1]]
+        if len(relations):
+            block = (A[relations] != 0).astype(float).tolil()
+            block[:, i] = 0
+            rows.append(sp.csr_array(block))
+    if not rows:
+        return sp.csr_array((0, n))
+    return sp.vstack(rows, format="csr")
+
+
+def optimal_pattern(
+    A: sp.csr_array,
+    reqs: Sequence[Requirement],
+    attacker: Attacker,
+    router: FlowRouter,
+    cost: np.ndarray,
+    fixed_on: np.ndarray,
+    fixed_off: np.ndarray,
+    labels: Callable[[int], str],
+    *,
+    extra_rows: sp.csr_array | None = None,
+    time_limit: float | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[np.ndarray, CutLoopStats]:
+    """Minimum-cost pattern protecting every requirement (see module docstring).
+
+    ``extra_rows`` are further ``row @ z >= 1`` constraints (singleton protection); the
+    repaired patterns satisfy them through :func:`protect_singletons`.
+    """
+    start = perf_counter()
+    n = len(cost)
+    cost = np.where(fixed_on, 0.0, cost)  # the objective counts new suppressions only
+    removable = ~fixed_on & ~fixed_off
+    # incumbent from the heuristic: an upper bound and the fallback under a time limit
+    def repair(start: np.ndarray) -> np.ndarray:
+        """Complete a pattern by routing; then drop what routing added and is not needed."""
+        pattern, certificates = heuristic_pattern(reqs, attacker, router, cost, start, labels)
+        pattern = clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates)
+        if extra_rows is not None:
+            pattern = protect_singletons(extra_rows, pattern, cost, fixed_off)
+        return pattern
+
+    best, certificates = heuristic_pattern(reqs, attacker, router, cost, fixed_on, labels)
+    best = clean_up(reqs, attacker, cost, best, removable, certificates)
+    if extra_rows is not None:
+        best = protect_singletons(extra_rows, best, cost, fixed_off)
+    best_cost = float(cost @ best)
+    tie = _tie_breaker(cost)
+    seeds = seed_rows(A, reqs, n)
+    if extra_rows is not None:
+        seeds = sp.vstack([seeds, extra_rows], format="csr")
+    relaxation = LinearProgram(
+        c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
+        row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
+        col_upper=(~fixed_off).astype(float))
+    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds)
+    cut_rows, cut_levels, bound = _relaxation_cuts(relaxation, reqs, attacker, tie, start,
+                                                   time_limit, progress)
+    rows = sp.vstack([seeds, *cut_rows], format="csr") if cut_rows else seeds
+    master = HighsModel(replace(
+        relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
+        row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
+    rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
+    while True:
+        remaining = None if time_limit is None else time_limit - (perf_counter() - start)
+        if remaining is not None and remaining <= 0:
+            break
+        master.set_time_limit(remaining)
+        result = master.solve()
+        rounds += 1
+        if result.bound is not None:  # the tie-breaker adds at most tie.sum() to any pattern
+            bound = max(bound, float(result.bound) - float(tie.sum()))
+        if not result.has_solution:
+            break
+        z = np.round(result.x).astype(bool)
+        violated = _violated(reqs, attacker, z)
+        if progress is not None:
+            progress(f"round {rounds}: master cost {cost @ z:.6g}, bound {bound:.6g}, "
+                     f"incumbent {best_cost:.6g}, {len(violated)} requirements fail")
+        if not violated:
+            if cost @ z < best_cost - 1e-9:
+                best, best_cost = z, float(cost @ z)
+            if result.optimal:
+                status = "optimal"
+            break
+        rows = sp.csr_array(np.vstack([k for _, k in violated]))
+        master.add_rows(rows, np.array([req.level for req, _ in violated]), np.inf)
+        cuts += len(violated)
+        # repair the master's pattern into a feasible one: a new incumbent candidate
+        repaired = repair(z | fixed_on)
+        if cost @ repaired < best_cost - 1e-9:
+            best, best_cost = repaired, float(cost @ repaired)
+        if best_cost <= bound + PROVEN_GAP * max(1.0, abs(best_cost)):
+            status = "optimal"
+            break
+    bound = min(bound, best_cost)
+    gap = (best_cost - bound) / max(abs(best_cost), 1e-10)
+    if status == "optimal" and gap > PROVEN_GAP:
+        status = "feasible"
+    stats = CutLoopStats(status, best_cost, bound, gap, rounds, cuts, seeds.shape[0],
+                         attacker.n_solves, perf_counter() - start)
+    return best, stats
+
+
+def _relaxation_cuts(
+    relaxation: LinearProgram,
+    reqs: Sequence[Requirement],
+    attacker: Attacker,
+    tie: np.ndarray,
+    start: float,
+    time_limit: float | None,
+    progress: Callable[[str], None] | None,
+    max_rounds: int = 200,
+) -> tuple[list[sp.csr_array], list[np.ndarray], float]:
+    """Cut the LP relaxation until its fractional pattern protects every requirement."""
+    model = HighsModel(relaxation)
+    rows, levels, bound = [], [], 0.0
+    for round_ in range(max_rounds):
+        if time_limit is not None and perf_counter() - start > time_limit / 2:
+            break
+        result = model.solve()
+        if not result.optimal:
+            break
+        bound = max(bound, float(result.objective) - float(tie.sum()))
+        violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0))
+        if progress is not None:
+            progress(f"LP round {round_ + 1}: bound {bound:.6g}, {len(violated)} cuts")
+        if not violated:
+            break
+        block = sp.csr_array(np.vstack([k for _, k in violated]))
+        level = np.array([req.level for req, _ in violated])
+        model.add_rows(block, level, np.inf)
+        rows.append(block)
+        levels.append(level)
+    return rows, levels, bound
+
+
+def _violated(
+    reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray
+) -> list[tuple[Requirement, np.ndarray]]:
+    """Requirements the pattern fails, each with its capacity cut."""
+    attacker.set_pattern(z)
+    out = []
+    for req in reqs:
+        reach, duals, _ = attacker.reach(req)
+        if reach < req.level * (1 - TOL):
+            out.append((req, attacker.cut(req, duals)))
+    return out
+
+
+def _tie_breaker(cost: np.ndarray) -> np.ndarray:
+    """A tiny per-cell cost so that zero-cost cells are not suppressed for nothing."""
+    positive = cost[cost > 0]
+    unit = (positive.min() if len(positive) else 1.0) * 1e-7 / max(len(cost), 1)
+    return np.full(len(cost), unit)
