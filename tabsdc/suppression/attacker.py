@@ -79,6 +79,7 @@ class Attacker:
         self._columns = np.zeros(0, dtype=int)
         self._rows = np.zeros(0, dtype=int)
         self._model: HighsModel | None = None
+        self._flow: HighsModel | None = None
 
     def set_pattern(self, suppressed: np.ndarray) -> None:
         """Cells with ``suppressed`` True may move within their capacities; others are fixed.
@@ -92,13 +93,18 @@ class Attacker:
         rows = np.flatnonzero(np.diff(block.indptr) > 0)
         block = block[rows]
         m, k = block.shape
-        self._columns, self._rows = columns, rows
+        self._columns, self._rows, self._weight = columns, rows, weight
         self._position = np.full(self.n, -1)
         self._position[columns] = np.arange(k)
+        down, up = self.L[columns] * weight[columns], self.U[columns] * weight[columns]
         self._model = HighsModel(LinearProgram(
             c=np.zeros(k), A=block, row_lower=np.zeros(m), row_upper=np.zeros(m),
-            col_lower=-self.L[columns] * weight[columns],
-            col_upper=self.U[columns] * weight[columns]))
+            col_lower=-down, col_upper=up))
+        # the same polytope split as d = p - q, for the sparse certificates
+        self._flow = HighsModel(LinearProgram(
+            c=np.ones(2 * k), A=sp.hstack([block, -block], format="csr"),
+            row_lower=np.zeros(m), row_upper=np.zeros(m), col_lower=np.zeros(2 * k),
+            col_upper=np.concatenate([up, down])))
 
     def reach(self, req: Requirement) -> tuple[float, np.ndarray, np.ndarray]:
         """How far the intruder can move ``req.cell`` in ``req.direction`` under the pattern.
@@ -128,11 +134,37 @@ class Attacker:
         attack[self._columns] = result.x
         return -float(result.objective), duals, attack
 
+    def certificate(self, req: Requirement) -> np.ndarray | None:
+        """The cells of a least total deviation attack meeting ``req`` under the pattern
+        (a sparse proof that the requirement holds), or None when the pattern fails it."""
+        position = self._position[req.cell]
+        if position < 0 or self._flow is None:
+            return None
+        k = len(self._columns)
+        fixed = [position, k + position]
+        cell, weight = req.cell, self._weight[req.cell]
+        p, q = (req.level, 0.0) if req.direction > 0 else (0.0, req.level)
+        self._flow.set_col_bounds(fixed, [p, q], [p, q])
+        try:
+            result = self._flow.solve()
+        finally:
+            self._flow.set_col_bounds(fixed, [0.0, 0.0],
+                                      [self.U[cell] * weight, self.L[cell] * weight])
+        self.n_solves += 1
+        if not result.has_solution:
+            return None
+        deviation = np.abs(result.x[:k] - result.x[k:])
+        return self._columns[deviation > 1e-7 * max(1.0, req.level)]
+
     def cut(self, req: Requirement, row_duals: np.ndarray) -> np.ndarray:
-        """Coefficients ``k`` of the capacity cut ``k @ z >= req.level`` (dense, length n)."""
+        """The capacity cut scaled to ``k @ z >= 1`` (``k = min(k, level) / level``; dense).
+
+        Scaling by the level keeps every coefficient in [0, 1]; coefficients below 1e-9
+        are dropped, which only weakens the cut (z >= 0)."""
         c = np.zeros(self.n)
         c[req.cell] = -float(req.direction)
         r = c - self.AT @ row_duals
-        r[np.abs(r) < 1e-9] = 0.0
         k = np.where(r > 0, r * self.L, 0.0) + np.where(r < 0, -r * self.U, 0.0)
-        return np.minimum(k, req.level)
+        k = np.minimum(k / req.level, 1.0)
+        k[k < 1e-9] = 0.0
+        return k

@@ -75,32 +75,32 @@ def heuristic_pattern(
     cost: np.ndarray,
     suppressed: np.ndarray,
     labels: Callable[[int], str],
-) -> tuple[np.ndarray, dict[int, set[int]]]:
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """Extend ``suppressed`` until every requirement holds.
 
-    Returns the pattern and, per requirement (by position in ``reqs``), the cells of the
-    attack that certifies it.
+    Returns the pattern and, per requirement (by position in ``reqs``), the cells of a
+    least-deviation attack that certifies it.
     """
     suppressed = suppressed.copy()
-    certificates: dict[int, set[int]] = {}
+    certificates: dict[int, np.ndarray] = {}
     order = sorted(range(len(reqs)), key=lambda k: -reqs[k].level)
     attacker.set_pattern(suppressed)
     for k in order:
         req = reqs[k]
-        reach, _, attack = attacker.reach(req)
-        if reach >= req.level * (1 - TOL):
-            certificates[k] = _support(attack, req)
-            continue
-        carries = router.route(req, cost, suppressed)
-        if carries is None:
-            raise InputError(
-                f"no suppression pattern can protect {labels(req.cell)}: its "
-                f"{'upper' if req.direction > 0 else 'lower'} protection level {req.level:g} "
-                "exceeds what the table's relations and a-priori bounds allow"
-            )
-        suppressed |= carries
-        attacker.set_pattern(suppressed)
-        certificates[k] = set(np.flatnonzero(carries).tolist())
+        proof = attacker.certificate(req)
+        if proof is None:
+            carries = router.route(req, cost, suppressed)
+            if carries is None:
+                raise InputError(
+                    f"no suppression pattern can protect {labels(req.cell)}: its "
+                    f"{'upper' if req.direction > 0 else 'lower'} protection level "
+                    f"{req.level:g} exceeds what the table's relations and a-priori bounds "
+                    "allow"
+                )
+            suppressed |= carries
+            attacker.set_pattern(suppressed)
+            proof = np.flatnonzero(carries)
+        certificates[k] = proof
     return suppressed, certificates
 
 
@@ -110,28 +110,39 @@ def clean_up(
     cost: np.ndarray,
     suppressed: np.ndarray,
     removable: np.ndarray,
-    certificates: dict[int, set[int]],
+    certificates: dict[int, np.ndarray],
 ) -> np.ndarray:
-    """Publish again every removable suppressed cell that no requirement needs."""
+    """Publish again every removable suppressed cell that no requirement needs.
+
+    A cell no certificate uses is dropped at once; otherwise the requirements whose
+    certificates use it are re-proved without it, and it stays when one of them fails.
+    """
     suppressed = suppressed.copy()
+    users: dict[int, set[int]] = {}
+    for k, cells in certificates.items():
+        for j in cells.tolist():
+            users.setdefault(j, set()).add(k)
+    unused = removable & suppressed
+    unused[list(users)] = False
+    suppressed[unused] = False
     candidates = np.flatnonzero(suppressed & removable)
     for j in candidates[np.argsort(-cost[candidates], kind="stable")]:
-        affected = [k for k, cells in certificates.items() if j in cells]
         suppressed[j] = False
         attacker.set_pattern(suppressed)
         renewed = {}
-        for k in affected:
-            reach, _, attack = attacker.reach(reqs[k])
-            if reach < reqs[k].level * (1 - TOL):
+        for k in sorted(users.get(int(j), ())):
+            proof = attacker.certificate(reqs[k])
+            if proof is None:
                 break
-            renewed[k] = _support(attack, reqs[k])
+            renewed[k] = proof
         else:
-            certificates.update(renewed)
+            for k, proof in renewed.items():
+                for cell in certificates[k].tolist():
+                    users[cell].discard(k)
+                for cell in proof.tolist():
+                    users.setdefault(cell, set()).add(k)
+                certificates[k] = proof
             continue
         suppressed[j] = True
     attacker.set_pattern(suppressed)
     return suppressed
-
-
-def _support(attack: np.ndarray, req: Requirement) -> set[int]:
-    return set(np.flatnonzero(np.abs(attack) > TOL * max(1.0, req.level)).tolist())

@@ -141,7 +141,7 @@ def optimal_pattern(
                 status = "optimal"
             break
         rows = sp.csr_array(np.vstack([k for _, k in violated]))
-        master.add_rows(rows, np.array([req.level for req, _ in violated]), np.inf)
+        master.add_rows(rows, 1.0, np.inf)
         cuts += len(violated)
         # repair the master's pattern into a feasible one: a new incumbent candidate
         repaired = repair(z | fixed_on)
@@ -185,10 +185,9 @@ def _relaxation_cuts(
         if not violated:
             break
         block = sp.csr_array(np.vstack([k for _, k in violated]))
-        level = np.array([req.level for req, _ in violated])
-        model.add_rows(block, level, np.inf)
+        model.add_rows(block, 1.0, np.inf)
         rows.append(block)
-        levels.append(level)
+        levels.append(np.ones(block.shape[0]))
     return rows, levels, bound
 
 

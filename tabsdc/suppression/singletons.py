@@ -2,8 +2,10 @@
 
 If the only suppressed cells of a relation are two primaries that each have one contributor,
 each of those respondents knows its own value and recovers the other's from the relation
-(tau-ARGUS's "singleton" problem). Covered here: every relation holding two or more primary
-cells with ``freq == 1`` must have at least one more suppressed cell. Not covered: coalitions
+(tau-ARGUS's "singleton" problem). Covered here: every relation whose parts include two or
+more primary cells with ``freq == 1`` must have at least one more suppressed cell (a total with
+one contributor is not counted: its contributor is that of its only non-empty part). Not
+covered: coalitions
 of respondents of different cells with more than one contributor (they are what the p% and
 p/q rules' protection levels already assume away), and relations linked through several
 steps.
@@ -26,7 +28,8 @@ def singleton_rows(table: Table) -> sp.csr_array | None:
         return None
     singleton = ((table.cells["status"] == "u") & (table.cells["freq"] == 1)).to_numpy()
     pattern = (table.A != 0).astype(float)
-    counts = pattern @ singleton.astype(float)
+    # count parts only: a total with one contributor shares it with its only non-empty part
+    counts = (table.A > 0).astype(float) @ singleton.astype(float)
     chosen = np.flatnonzero(counts >= 2)
     if len(chosen) == 0:
         return None
