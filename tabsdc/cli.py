@@ -1,4 +1,4 @@
-"""Command line: ``tabsdc rules``, ``tabsdc audit`` and ``tabsdc demo``.
+"""Command line: ``tabsdc rules``, ``tabsdc protect``, ``tabsdc audit`` and ``tabsdc demo``.
 
 Every command prints a short summary and writes its results as files; reports are built with
 :mod:`sdcreport` (the suffix of ``--report`` chooses HTML, Markdown, JSON or text). User errors
@@ -40,24 +40,25 @@ def _parser() -> argparse.ArgumentParser:
 
     rules = commands.add_parser(
         "rules", help="apply sensitivity rules to microdata, interior cells or a JJ table")
-    rules.add_argument("input", type=Path, help="CSV of contributions (default), of interior "
-                       "cells (--aggregated), or a .jj file")
-    rules.add_argument("--dims", nargs="+", default=[], help="dimension columns")
-    rules.add_argument("--value", help="response variable (omit for a frequency table)")
-    rules.add_argument("--holding", help="contributor id column")
-    rules.add_argument("--weight", help="sampling weight column")
-    rules.add_argument("--hierarchy", action="append", default=[], metavar="DIM=L1,L2,..",
-                       help="hierarchy of DIM from level columns, coarsest first; or "
-                       "DIM=file.csv with columns parent,child")
-    rules.add_argument("--aggregated", action="store_true",
-                       help="the CSV holds interior cells (totals are computed)")
-    rules.add_argument("--freq-column", help="contributor count column (--aggregated)")
-    rules.add_argument("--top-columns", nargs="+", default=[],
-                       help="largest-contribution columns, largest first (--aggregated)")
+    _add_input_options(rules)
     _add_rule_options(rules)
     rules.add_argument("--out", type=Path, help="write the cells (.csv) or a JJ file (.jj)")
     rules.add_argument("--report", type=Path, help="write a report (.html, .md, .json, .txt)")
     rules.set_defaults(run=_run_rules)
+
+    protect = commands.add_parser(
+        "protect", help="complementary cell suppression (microdata CSV + rules, or a JJ file)")
+    _add_input_options(protect)
+    _add_rule_options(protect)
+    protect.add_argument("--method", default="optimal", choices=["optimal", "heuristic"])
+    protect.add_argument("--cost", default="value",
+                         help="value, count, entropy, or a cell column (e.g. weight)")
+    protect.add_argument("--time-limit", type=float, help="seconds (optimal method)")
+    protect.add_argument("--no-totals", action="store_true", help="never suppress totals")
+    protect.add_argument("--out", type=Path, help="write the protected table (.jj or .csv)")
+    protect.add_argument("--json", type=Path, help="write status, objective, bound, gap, cells")
+    protect.add_argument("--html", type=Path, help="write an HTML report")
+    protect.set_defaults(run=_run_protect)
 
     audit = commands.add_parser(
         "audit", help="interval attack on a table with hidden cells; protection verdicts")
@@ -75,10 +76,29 @@ def _parser() -> argparse.ArgumentParser:
     audit.set_defaults(run=_run_audit)
 
     demo = commands.add_parser(
-        "demo", help="apply the p%% rule to the shipped business survey and write a report")
+        "demo", help="rules, suppression and audit of the shipped business survey, as a report")
     demo.add_argument("--out", type=Path, default=Path("demo-report.html"))
+    demo.add_argument("--method", default="optimal", choices=["optimal", "heuristic"],
+                      help="suppression method (heuristic: a few seconds)")
     demo.set_defaults(run=_run_demo)
     return parser
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", type=Path, help="CSV of contributions (default), of interior "
+                        "cells (--aggregated), or a .jj file")
+    parser.add_argument("--dims", nargs="+", default=[], help="dimension columns")
+    parser.add_argument("--value", help="response variable (omit for a frequency table)")
+    parser.add_argument("--holding", help="contributor id column")
+    parser.add_argument("--weight", help="sampling weight column")
+    parser.add_argument("--hierarchy", action="append", default=[], metavar="DIM=L1,L2,..",
+                        help="hierarchy of DIM from level columns, coarsest first; or "
+                        "DIM=file.csv with columns parent,child")
+    parser.add_argument("--aggregated", action="store_true",
+                        help="the CSV holds interior cells (totals are computed)")
+    parser.add_argument("--freq-column", help="contributor count column (--aggregated)")
+    parser.add_argument("--top-columns", nargs="+", default=[],
+                        help="largest-contribution columns, largest first (--aggregated)")
 
 
 def _add_rule_options(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +112,10 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
                        help="protection level of the frequency rule, %% of the cell value")
     group.add_argument("--lower-ratio", type=float, default=1.0,
                        help="lower protection level as a multiple of the upper one")
+
+
+def _has_rules(args: argparse.Namespace) -> bool:
+    return any(x is not None for x in (args.p, args.pq, args.freq)) or bool(args.nk)
 
 
 def _rules_from(args: argparse.Namespace) -> list:
@@ -157,6 +181,39 @@ def _run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_protect(args: argparse.Namespace) -> int:
+    import json
+
+    from tabsdc.suppression import suppress
+
+    table = _read_table(args)
+    rules = None
+    if _has_rules(args):
+        rules = apply_rules(table, _rules_from(args), lower_ratio=args.lower_ratio)
+        table = rules.table
+    elif args.input.suffix.lower() != ".jj":
+        raise TabSDCError("choose rules (--p, --pq, --nk, --freq) for CSV input")
+    result = suppress(table, args.method, args.cost,
+                      time_limit=args.time_limit, suppress_totals=not args.no_totals,
+                      progress=lambda line: print("  " + line, file=sys.stderr))
+    print(result.summary())
+    if args.out:
+        if args.out.suffix.lower() == ".jj":
+            result.table.to_jj(args.out)
+        else:
+            result.table.to_frame().to_csv(args.out, index=False)
+        print(f"protected table written to {args.out}")
+    if args.json:
+        args.json.write_text(json.dumps(result.to_dict(), indent=2))
+        print(f"result written to {args.json}")
+    if args.html:
+        sections = [result.table.to_report(), *([rules.to_report()] if rules else []),
+                    result.to_report(), result.audit.to_report()]
+        Report(f"Suppression of {args.input.name}").add(*sections).save(args.html)
+        print(f"report written to {args.html}")
+    return 0 if result.audit.protected else 1
+
+
 def _run_audit(args: argparse.Namespace) -> int:
     import json
 
@@ -176,18 +233,26 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
+    """Rules, optimal suppression and its audit on the shipped business survey."""
     from tabsdc.datasets import business_survey_hierarchies, load_business_survey
+    from tabsdc.suppression import suppress
 
     data = load_business_survey()
     table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",
                                  hierarchies=business_survey_hierarchies(data))
-    result = apply_rules(table, [PPercentRule(10), FrequencyRule(3)])
+    rules = apply_rules(table, [PPercentRule(10), FrequencyRule(3)])
+    print(rules.summary())
+    print(f"choosing complementary suppressions ({args.method}, at most 120 s) ...")
+    protected = suppress(rules.table, args.method, "value", time_limit=120,
+                         progress=lambda line: print("  " + line))
+    print(protected.summary())
     report = Report(
         "Business survey: turnover by activity x region",
         metadata={"data": "rtauargus indiv_dt (9,786 fictitious companies)",
-                  "rules": "p% rule (p = 10), minimum frequency 3"},
-    ).add(result.table.to_report(), result.to_report())
-    print(result.summary())
+                  "rules": "p% rule (p = 10), minimum frequency 3",
+                  "suppression": f"{args.method}, cost = value suppressed"},
+    ).add(table.to_report(), rules.to_report(), protected.to_report(),
+          protected.audit.to_report())
     print(f"report written to {report.save(args.out)}")
     return 0
 

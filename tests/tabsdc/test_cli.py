@@ -59,9 +59,10 @@ def test_hierarchy_from_level_columns(tmp_path):
 
 def test_demo_writes_html(tmp_path):
     out = tmp_path / "demo.html"
-    assert main(["demo", "--out", str(out)]) == 0
+    assert main(["demo", "--out", str(out), "--method", "heuristic"]) == 0
     html = out.read_text()
     assert "Sensitive cells" in html and "data:image/png;base64," in html
+    assert "Complementary suppression (heuristic)" in html and "Audit: interval attack" in html
 
 
 def test_audit_command_json(shared_data, tmp_path, capsys):
@@ -81,3 +82,24 @@ def test_audit_command_json(shared_data, tmp_path, capsys):
     assert main(["audit", str(jj), "--pq", "20", "--release-intervals",
                  "--json", str(out)]) == 1
     assert json.loads(out.read_text())["pq_attack"]["n_revealed"] == 4
+
+
+def test_protect_from_microdata_and_from_jj(microdata_csv, tmp_path):
+    out, js = tmp_path / "protected.jj", tmp_path / "protect.json"
+    status = main(["protect", str(microdata_csv), "--dims", "region", "sector", "--value",
+                   "turnover", "--p", "10", "--cost", "count", "--out", str(out),
+                   "--json", str(js)])
+    assert status == 0
+    data = json.loads(js.read_text())
+    assert data["status"] == "optimal" and data["audit_protected"]
+    assert set(data["secondary"]) < set(data["suppressed"])
+    from tabsdc import Table
+
+    written = Table.from_jj(out)
+    hidden = written.cells["status"].isin(["u", "m"]).to_numpy().nonzero()[0].tolist()
+    assert hidden == data["suppressed"]
+    # a JJ file with primaries: protect it again (nothing to add) and audit it
+    again = tmp_path / "again.json"
+    assert main(["protect", str(out), "--method", "heuristic", "--json", str(again)]) == 0
+    assert json.loads(again.read_text())["secondary"] == []
+    assert main(["audit", str(out), "--json", str(tmp_path / "a.json")]) == 0
