@@ -1,0 +1,118 @@
+"""The ``microsdc`` command line: results equal the library's, files as promised, user errors
+end with exit status 2 and a message naming the file or column."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc.cli import main
+from microsdc.datasets import load_tarragona
+from microsdc.masking import mdav, rank_swap
+from microsdc.risk import disclosure_risk
+from microsdc.utility import information_loss
+
+NUMERIC = ["PAID.UP.CAPITAL", "SHORT.TERM.DEBT", "SALES"]
+
+
+@pytest.fixture()
+def original_csv(tmp_path):
+    data = load_tarragona().iloc[:200].copy()
+    data.insert(0, "id", [f"c{i:04d}" for i in range(len(data))])  # text column, copied as is
+    path = tmp_path / "original.csv"
+    data.to_csv(path, index=False)
+    return path
+
+
+def test_mask_then_compare_equals_the_library(original_csv, tmp_path, capsys):
+    masked_csv, out_json, out_html = (tmp_path / n for n in ("m.csv", "c.json", "c.html"))
+    assert main(["mask", str(original_csv), "--method", "mdav", "--k", "4",
+                 "--vars", *NUMERIC, "--out", str(masked_csv)]) == 0
+    original, masked = pd.read_csv(original_csv), pd.read_csv(masked_csv)
+    assert masked.columns.tolist() == original.columns.tolist()
+    untouched = [c for c in original.columns if c not in NUMERIC]
+    pd.testing.assert_frame_equal(masked[untouched], original[untouched])
+    np.testing.assert_array_equal(masked[NUMERIC], mdav(original[NUMERIC], k=4))
+
+    assert main(["compare", str(original_csv), str(masked_csv), "--vars", *NUMERIC,
+                 "--seed", "5", "--json", str(out_json), "--html", str(out_html)]) == 0
+    result = json.loads(out_json.read_text())
+    utility = information_loss(original[NUMERIC].astype(float), masked[NUMERIC], seed=5)
+    risk = disclosure_risk(original[NUMERIC].astype(float), masked[NUMERIC])
+    for key in ("n", "p", "MAE", "MSE", "IL1", "IL1s", "brMAE", "brMSE", "eigen"):
+        assert result[key] == pytest.approx(utility.to_dict()[key], rel=1e-12)
+    assert set(result["PIL"]) >= {"Q", "m1", "m2", "m11", "r", "overall"}
+    assert result["PIL"]["overall"] == pytest.approx(utility.pil.overall, rel=1e-12)
+    assert result["risk"] == pytest.approx(risk.to_dict(), rel=1e-12)
+    assert result["risk"]["DBRL"] <= 0.25 + 1e-12  # groups of at least 4 identical records
+    page = out_html.read_text()
+    assert "Information loss" in page and "Disclosure risk" in page and "<img" in page
+    assert "DBRL" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("method, option", [
+    ("noise", ["--noise", "20"]), ("correlated-noise", ["--noise", "20"]),
+    ("rankswap", ["--p", "10"])])
+def test_random_methods_are_reproducible(original_csv, tmp_path, method, option):
+    outputs = []
+    for run in range(2):
+        out = tmp_path / f"{method}{run}.csv"
+        assert main(["mask", str(original_csv), "--method", method, *option, "--seed", "3",
+                     "--vars", *NUMERIC, "--out", str(out)]) == 0
+        outputs.append(out.read_text())
+    assert outputs[0] == outputs[1]
+    masked, original = pd.read_csv(tmp_path / f"{method}0.csv"), pd.read_csv(original_csv)
+    assert (masked[NUMERIC] != original[NUMERIC]).to_numpy().mean() > 0.5
+    if method == "rankswap":
+        expected = rank_swap(original[NUMERIC].astype(float), 10, seed=3)
+        np.testing.assert_array_equal(masked[NUMERIC], expected)
+
+
+def test_study_on_a_csv(tmp_path, capsys):
+    data = pd.DataFrame(np.exp(np.random.default_rng(2).standard_normal((90, 3))),
+                        columns=["a", "b", "c"])
+    path = tmp_path / "data.csv"
+    data.to_csv(path, index=False)
+    html, out_json = tmp_path / "s.html", tmp_path / "s.json"
+    assert main(["study", "--data", str(path), "--quick", "--replications", "1",
+                 "--seed", "1", "--html", str(html), "--json", str(out_json)]) == 0
+    report = json.loads(out_json.read_text())
+    assert report["metadata"]["records"] == 90 and report["metadata"]["quick"] is True
+    assert report["sections"][0]["title"] == "Information-loss study: data.csv"
+    assert "<img" in html.read_text()
+    assert "Spearman" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["mask", "{dir}/absent.csv", "--method", "mdav", "--out", "{dir}/o.csv"],
+     "file not found: {dir}/absent.csv"),
+    (["mask", "{orig}", "--method", "mdav", "--out", "{dir}/o.csv"],
+     "column 'id' of {orig} is not numeric ('c0000' on line 2); choose columns with --vars"),
+    (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "TAXES", "--out", "{dir}/o.csv"],
+     "column 'TAXES' is not in {orig}"),
+    (["mask", "{orig}", "--method", "mdav", "--k", "0", "--vars", "SALES",
+      "--out", "{dir}/o.csv"], "k must be a whole number >= 1"),
+    (["mask", "{holes}", "--method", "noise", "--out", "{dir}/o.csv"],
+     "column 'b' of {holes} has a missing value ('NA' on line 3)"),
+    (["compare", "{orig}", "{holes}", "--vars", "SALES", "--json", "{dir}/c.json"],
+     "column 'SALES' is not in {holes}"),
+    (["study", "--data", "{holes}", "--html", "{dir}/s.html", "--json", "{dir}/s.json"],
+     "column 'b' of {holes} has a missing value"),
+    (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "--out", "{dir}/no/o.csv"],
+     "Cannot save file into a non-existent directory"),
+])
+def test_user_errors_exit_2_without_traceback(original_csv, tmp_path, capsys, argv, message):
+    holes = tmp_path / "holes.csv"
+    holes.write_text("a,b\n1,2\n3,NA\n5,6\n")
+    names = {"dir": tmp_path, "orig": original_csv, "holes": holes}
+    assert main([a.format(**names) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert message.format(**names) in err and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
+def test_bad_option_is_an_argparse_error(original_csv):
+    with pytest.raises(SystemExit) as stop:
+        main(["mask", str(original_csv), "--method", "shuffle", "--out", "x.csv"])
+    assert stop.value.code == 2

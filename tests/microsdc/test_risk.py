@@ -1,0 +1,148 @@
+"""Disclosure risk: sdcMicro's published dRisk, hand-worked examples, a brute-force record
+linkage, and properties (bounds, identity)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from microsdc.errors import DataError
+from microsdc.masking import additive_noise, mdav, rank_swap
+from microsdc.risk import (
+    RiskReport,
+    disclosure_risk,
+    rank_interval_disclosure,
+    record_linkage,
+    sd_interval_disclosure,
+)
+from sdcreport import Section
+
+
+def test_sdid_reproduces_sdcmicro_drisk_on_testdata(shared_data):
+    # sdcMicro: dRisk of microaggregation(testdata[1:100, c('expend','income','savings')],
+    # method='mdav', aggr=4) with the default k = 0.05 is 0.
+    data = pd.read_csv(shared_data / "microdata" / "testdata.csv")
+    x = data.loc[:99, ["expend", "income", "savings"]]
+    assert sd_interval_disclosure(x, mdav(x, k=4)) == 0.0
+    assert disclosure_risk(x, mdav(x, k=4)).sdid == 0.0
+
+
+def test_sdid_worked_example():
+    # masked sds: a -> sd(0, 0, 10, 10) = 5.7735, b -> sd(0, 0, 0, 4) = 2; k = 0.1 gives
+    # half-widths 0.57735 and 0.2.
+    x = np.array([[0.5, 0.1], [0.7, 0.1], [10.0, 0.5], [10.0, 4.0]])
+    xm = np.array([[0.0, 0.0], [0.0, 0.0], [10.0, 0.0], [10.0, 4.0]])
+    # record 1: both inside; 2: a outside only (one outside is still at risk, as in
+    # sdcMicro); 3: b outside only; 4: both inside -> 4/4. With k = 0.01: a's half-width
+    # 0.0577 puts records 1 and 2 outside on a, b's 0.02 puts them outside on b -> 2/4.
+    assert sd_interval_disclosure(x, xm, k=0.1) == 1.0
+    assert sd_interval_disclosure(x, xm, k=0.01) == 0.5
+
+
+def test_rid_worked_example():
+    # one column, n = 10, originals 1..10. p = 20 -> half-width h = floor(20*10/200) = 1.
+    x = np.arange(1.0, 11.0).reshape(-1, 1)
+    xm = x + np.array([0, 0.5, 2, 0, -1.5, 0, 0, 3, 0, 0]).reshape(-1, 1)
+    # record 2: masked 2.5 -> first original not below it is 3 (rank 3), interval [2, 4]
+    # holds 2; record 3: 5 -> [4, 6], 3 outside; record 5: 3.5 -> rank 4, [3, 5] holds 5;
+    # record 8: 11 -> beyond the maximum, rank 10, [9, 10], 8 outside. 8 of 10 disclosed.
+    assert rank_interval_disclosure(x, xm, p=20) == 0.8
+    # p = 0: the interval is the single original value at the masked value's rank.
+    assert rank_interval_disclosure(x, xm, p=0) == 0.6
+
+
+def brute_force_linkage(x, xm):
+    centre, sd = x.mean(axis=0), x.std(axis=0, ddof=1)
+    sd = np.where(sd == 0, 1.0, sd)  # a constant column is only centred (documented)
+    a, b = (x - centre) / sd, (xm - centre) / sd
+    d = np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(axis=2))
+    nearest = d.min(axis=1, keepdims=True)
+    tied = np.isclose(d, nearest, rtol=1e-9, atol=1e-12)
+    return np.mean(np.where(tied[np.arange(len(x)), np.arange(len(x))], 1 / tied.sum(axis=1), 0))
+
+
+@given(st.integers(4, 60), st.integers(1, 4), st.integers(1, 4),
+       st.sampled_from(["mdav", "noise", "swap"]), st.integers(0, 2**32 - 1))
+def test_record_linkage_matches_brute_force(n, p, k, method, seed):
+    x = np.round(np.exp(np.random.default_rng(seed).standard_normal((n, p))), 1)
+    masks = {"mdav": lambda: mdav(x, k=min(k, n)), "noise": lambda: additive_noise(x, 20, seed=1),
+             "swap": lambda: rank_swap(x, 30, seed=1)}
+    xm = masks[method]()
+    assert record_linkage(x, xm) == pytest.approx(brute_force_linkage(x, xm), abs=1e-12)
+
+
+def test_record_linkage_shares_ties_within_microaggregation_groups():
+    x = np.exp(np.random.default_rng(3).standard_normal((300, 3)))
+    assert record_linkage(x, mdav(x, k=3)) <= 1 / 3 + 1e-12
+    exact_copies = np.repeat(x[:100], 2, axis=0)  # every record has a twin
+    assert record_linkage(exact_copies, exact_copies) == 0.5
+
+
+@given(st.integers(2, 80), st.integers(1, 5), st.floats(0, 300), st.integers(0, 2**32 - 1))
+def test_every_measure_is_a_proportion(n, p, noise, seed):
+    x = np.random.default_rng(seed).standard_normal((n, p)) * 3 + 1
+    xm = additive_noise(x, noise, seed=seed)
+    values = disclosure_risk(x, xm).to_dict()
+    assert all(0.0 <= v <= 1.0 for v in values.values())
+    assert rank_interval_disclosure(x, xm, p=3) <= 1.0
+    identical = disclosure_risk(x, x).to_dict()
+    assert identical["SDID"] == identical["SDID_avg"] == identical["RID"] == 1.0
+    distinct = len(np.unique(x, axis=0)) == n
+    assert identical["DBRL"] == 1.0 or not distinct
+
+
+def test_disclosure_risk_agrees_with_single_measures():
+    x = np.exp(np.random.default_rng(8).standard_normal((500, 4)))
+    xm = additive_noise(x, 30, seed=2)
+    report = disclosure_risk(x, xm)
+    assert report.dbrl == record_linkage(x, xm)
+    assert report.sdid == sd_interval_disclosure(x, xm)
+    assert report.sdid_avg == pytest.approx(np.mean(
+        [sd_interval_disclosure(x, xm, k=w / 100) for w in range(1, 11)]))
+    assert report.rid == pytest.approx(rank_interval_disclosure(x, xm))
+    assert report.rid == pytest.approx(np.mean(
+        [rank_interval_disclosure(x, xm, p=w) for w in range(1, 11)]))
+    # more noise, less risk
+    louder = disclosure_risk(x, additive_noise(x, 300, seed=2))
+    assert louder.dbrl < report.dbrl and louder.rid < report.rid
+
+
+def test_sampled_linkage_is_reproducible():
+    x = np.exp(np.random.default_rng(1).standard_normal((2000, 3)))
+    xm = additive_noise(x, 50, seed=1)
+    one = record_linkage(x, xm, sample=400, seed=5)
+    assert one == record_linkage(x, xm, sample=400, seed=5)
+    assert record_linkage(x, xm, sample=2000, seed=9) == record_linkage(x, xm)
+    report = disclosure_risk(x, xm, sample=400, seed=5)
+    assert report.dbrl == one and report.linked == 400
+    with pytest.raises(DataError, match="sample must be a whole number in"):
+        record_linkage(x, xm, sample=0)
+
+
+def test_report_renders():
+    x = pd.DataFrame({"a": [1.0, 4, 2, 8, 5, 7], "b": [3.0, 1, 4, 1, 5, 9]})
+    report = disclosure_risk(x, rank_swap(x, 40, seed=1))
+    assert isinstance(report, RiskReport)
+    assert list(report.to_dict()) == ["DBRL", "SDID", "SDID_avg", "RID"]
+    frame = report.to_frame()
+    assert frame.index.tolist() == ["DBRL", "SDID", "SDID_avg", "RID"]
+    assert frame["value"].tolist() == list(report.to_dict().values())
+    assert report.by_width.shape == (10, 2)
+    section = report.to_report()
+    assert isinstance(section, Section) and section.title == "Disclosure risk"
+    assert "DBRL" in report.summary() and "6 records, 2 variables" in report.summary()
+
+
+def test_input_errors_name_the_problem():
+    x = pd.DataFrame({"a": [1.0, 2, 3], "b": [3.0, 1, 4]})
+    with pytest.raises(DataError, match="different columns"):
+        disclosure_risk(x, x.rename(columns={"b": "c"}))
+    with pytest.raises(DataError, match="3 records, masked data 2"):
+        record_linkage(x, x.iloc[:2])
+    with pytest.raises(DataError, match="masked column 'b' has a missing"):
+        sd_interval_disclosure(x, x.assign(b=[1.0, np.nan, 2]))
+    with pytest.raises(DataError, match="k must be a finite number >= 0"):
+        disclosure_risk(x, x, k=-0.1)
+    # columns are matched by name, not position
+    assert disclosure_risk(x, x[["b", "a"]]).to_dict()["DBRL"] == 1.0
