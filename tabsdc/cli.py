@@ -50,7 +50,8 @@ def _parser() -> argparse.ArgumentParser:
         "protect", help="complementary cell suppression (microdata CSV + rules, or a JJ file)")
     _add_input_options(protect)
     _add_rule_options(protect)
-    protect.add_argument("--method", default="optimal", choices=["optimal", "heuristic"])
+    protect.add_argument("--method", default="optimal",
+                         choices=["optimal", "heuristic", "network"])
     protect.add_argument("--cost", default="value",
                          help="value, count, entropy, or a cell column (e.g. weight)")
     protect.add_argument("--time-limit", type=float, help="seconds (optimal method)")

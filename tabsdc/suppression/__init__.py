@@ -8,7 +8,9 @@ protection against the interval attack). Methods:
   from the attacker LPs (:mod:`tabsdc.suppression.optimal`); proven optimal or, under a time
   limit, the best audit-clean pattern with its gap;
 * ``"heuristic"``: least-cost deviation flows per failing requirement, then a clean-up pass
-  (:mod:`tabsdc.suppression.heuristic`); any linear table.
+  (:mod:`tabsdc.suppression.heuristic`); any linear table;
+* ``"network"``: the same with the flows solved as min-cost flows on the table's network
+  (:mod:`tabsdc.suppression.network`); two-dimensional tables.
 
 Every result is checked by :func:`tabsdc.audit.audit` and carries that audit.
 """
@@ -28,6 +30,7 @@ from tabsdc.errors import InputError
 from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
 from tabsdc.suppression.singletons import protect_singletons, singleton_rows
@@ -35,12 +38,12 @@ from tabsdc.table import Table
 
 __all__ = ["suppress", "SuppressionResult", "METHODS"]
 
-METHODS = ("optimal", "heuristic")
+METHODS = ("optimal", "heuristic", "network")
 
 
 def suppress(
     table: Table,
-    method: Literal["optimal", "heuristic"] = "optimal",
+    method: Literal["optimal", "heuristic", "network"] = "optimal",
     cost: str | np.ndarray = "value",
     *,
     time_limit: float | None = None,
@@ -57,7 +60,7 @@ def suppress(
     table : Table
         Primary cells have status ``u`` and protection levels ``lpl``/``upl``; cells with
         status ``z`` are never suppressed; cells already ``m`` stay suppressed.
-    method : {"optimal", "heuristic"}
+    method : {"optimal", "heuristic", "network"}
     cost : {"value", "count", "entropy"}, column name or array
         Cost of suppressing a cell: its value (``c = a``), 1, Berg entropy ``log(1 + a)``,
         a column of ``table.cells`` or one number per cell.
@@ -114,7 +117,8 @@ def suppress(
     labels = _labeller(table)
     _check_own_bounds(primary, lpl, upl, down, up, labels)
     attacker = Attacker(table.A, down, up)
-    router = FlowRouter(table.A, down, up, ~fixed_off)
+    router_class = NetworkRouter if method == "network" else FlowRouter
+    router = router_class(table.A, down, up, ~fixed_off)
     extra = singleton_rows(table) if singletons else None
     if method == "optimal":
         pattern, stats = optimal_pattern(

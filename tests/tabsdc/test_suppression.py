@@ -119,6 +119,11 @@ def test_every_pattern_passes_the_audit_and_optimal_is_cheapest(table, cost):
     heuristic = suppress(table, "heuristic", cost=cost)
     optimal = suppress(table, "optimal", cost=cost)
     assert heuristic.audit.protected and optimal.audit.protected
+    if len(table.dims) == 2 and all(len(h.parent_codes) == 1 for h in
+                                    table.hierarchies.values()):
+        network = suppress(table, "network", cost=cost)
+        assert network.audit.protected
+        assert optimal.stats.objective <= network.stats.objective + 1e-6
     assert optimal.stats.status == "optimal"
     assert optimal.stats.objective <= heuristic.stats.objective + 1e-6
     # nothing is silently changed: primaries stay primary, values untouched
@@ -183,3 +188,16 @@ def test_time_limited_result_is_audit_clean_and_reports_its_gap():
     data = result.to_dict()
     assert set(data) >= {"status", "objective", "bound", "gap", "suppressed", "secondary"}
     assert set(data["secondary"]) <= set(data["suppressed"])
+
+
+def test_network_method_on_the_slides_cycle_and_its_limits():
+    table = with_primaries(grid([[10, 5], [7, 8]]), {("1", "1"): 2.0})
+    result = suppress(table, "network", suppress_totals=False)
+    assert set(result.secondary.index[result.secondary]) == {("1", "2"), ("2", "1"), ("2", "2")}
+    hierarchical = Table.from_aggregated(
+        pd.DataFrame({"a": ["0", "1", "2"], "value": [1.0, 2.0, 3.0]}), ["a"],
+        hierarchies={"a": Hierarchy.from_parent_child({"0": "G", "1": "G", "2": "Total",
+                                                       "G": "Total"})})
+    hierarchical = with_primaries(hierarchical, {"1": 0.5})
+    with pytest.raises(InputError, match="two-dimensional table"):
+        suppress(hierarchical, "network")

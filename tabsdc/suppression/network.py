@@ -1,0 +1,136 @@
+"""The network-flow router for two-dimensional tables.
+
+A 2-D table with its margins is a network: every cell lies in exactly two relations, and after
+flipping the signs of some relations each cell has +1 in one and -1 in the other, so cells are
+arcs between relation nodes and a deviation ``d`` with ``A d = 0`` is a circulation (Cox,
+slides 17-21: protection of a cell is a flow cycle through it). The cheapest way to protect a
+cell upward by ``level`` is then a min-cost flow of ``level`` units from the arc's head back to
+its tail, each other cell usable forward (increase, capacity ``U``) or backward (decrease,
+capacity ``L``) at cost ``c / level`` when published and almost nothing when already
+suppressed. The flow is solved by :func:`networkx.network_simplex` on integers: capacities are
+rounded down and the demand up after scaling, so every flow found is a valid attack.
+
+:class:`NetworkRouter` has the interface of :class:`~tabsdc.suppression.heuristic.FlowRouter`;
+the ``"network"`` method is the routing heuristic with this router.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+
+from tabsdc.errors import InputError
+from tabsdc.suppression.attacker import Requirement
+
+__all__ = ["NetworkRouter", "arc_orientation"]
+
+#: Integer scale of capacities and of costs in the network simplex.
+SCALE = 10**9
+
+
+def arc_orientation(A: sp.sparray) -> tuple[np.ndarray, np.ndarray]:
+    """Tail and head relation of every cell, or InputError when the table is no network.
+
+    Relation signs ``s`` are found by breadth-first search so that
+    ``s_a A[a, j] = -s_b A[b, j]`` for the two relations a, b of every cell j.
+    """
+    A = sp.csc_array(A)
+    counts = np.diff(A.indptr)
+    if (counts != 2).any() or not np.all(np.abs(A.data) == 1):
+        raise InputError("the network method needs a two-dimensional table without "
+                         "hierarchies: every cell in exactly two relations, coefficients +-1")
+    pairs = A.indices.reshape(-1, 2)
+    coefs = A.data.reshape(-1, 2)
+    m = A.shape[0]
+    neighbours: list[list[tuple[int, float]]] = [[] for _ in range(m)]
+    for (a, b), (x, y) in zip(pairs.tolist(), coefs.tolist(), strict=True):
+        relation = -x * y  # required s_a * s_b
+        neighbours[a].append((b, relation))
+        neighbours[b].append((a, relation))
+    sign = np.zeros(m)
+    for root in range(m):
+        if sign[root]:
+            continue
+        sign[root] = 1.0
+        queue = deque([root])
+        while queue:
+            a = queue.popleft()
+            for b, relation in neighbours[a]:
+                wanted = sign[a] * relation
+                if not sign[b]:
+                    sign[b] = wanted
+                    queue.append(b)
+                elif sign[b] != wanted:
+                    raise InputError("the table's relations do not form a network; use the "
+                                     "heuristic or optimal method")
+    signed = coefs * sign[pairs]
+    tail = np.where(signed[:, 0] < 0, pairs[:, 0], pairs[:, 1])
+    head = np.where(signed[:, 0] < 0, pairs[:, 1], pairs[:, 0])
+    return tail, head
+
+
+class NetworkRouter:
+    """Least-cost protecting flows on the table's network (see module docstring)."""
+
+    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray):
+        self.tail, self.head = arc_orientation(A)
+        self.down = np.where(movable, down, 0.0)
+        self.up = np.where(movable, up, 0.0)
+        self.unit = SCALE / max(float(np.max(np.concatenate([self.down, self.up]),
+                                             initial=0.0)), 1e-12)
+        cap_up = np.floor(self.up * self.unit).astype(np.int64)
+        cap_down = np.floor(self.down * self.unit).astype(np.int64)
+        cells = np.arange(len(self.tail))
+        arcs = [(int(t), int(h), (int(j), 1), {"capacity": int(c), "weight": 0})
+                for t, h, j, c in zip(self.tail, self.head, cells, cap_up, strict=True) if c > 0]
+        arcs += [(int(h), int(t), (int(j), -1), {"capacity": int(c), "weight": 0})
+                 for t, h, j, c in zip(self.tail, self.head, cells, cap_down, strict=True)
+                 if c > 0]
+        self.arcs: dict[int, list[tuple[int, int, tuple[int, int]]]] = {}
+        for u, v, key, _ in arcs:
+            self.arcs.setdefault(key[0], []).append((u, v, key))
+        self.graph = nx.MultiDiGraph()
+        self.graph.add_nodes_from(range(A.shape[0]), demand=0)
+        self.graph.add_edges_from(arcs)
+        self._weight = np.zeros(len(self.tail), dtype=np.int64)
+
+    def route(
+        self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+    ) -> np.ndarray | None:
+        """Cells carrying the cheapest flow of ``req.level`` through ``req.cell``."""
+        e = req.cell
+        scale = max(float(np.max(cost, initial=0.0)), 1e-12)
+        weight = np.where(suppressed, 1.0, 1.0 + np.round(cost / scale * 1e6)).astype(np.int64)
+        graph = self.graph
+        for j in np.flatnonzero(weight != self._weight):  # only cells whose cost changed
+            for u, v, key in self.arcs.get(int(j), ()):
+                graph.edges[u, v, key]["weight"] = int(weight[j])
+        self._weight = weight
+        removed = [(u, v, key, graph.edges[u, v, key]) for u, v, key in self.arcs.get(e, ())]
+        graph.remove_edges_from([(u, v, key) for u, v, key, _ in removed])
+        source, sink = (self.head[e], self.tail[e]) if req.direction > 0 else \
+            (self.tail[e], self.head[e])
+        demand = int(np.ceil(req.level * self.unit))
+        graph.nodes[int(source)]["demand"] = -demand
+        graph.nodes[int(sink)]["demand"] = demand
+        try:
+            _, flows = nx.network_simplex(graph)
+        except nx.NetworkXUnfeasible:
+            flows = None
+        finally:
+            graph.nodes[int(source)]["demand"] = 0
+            graph.nodes[int(sink)]["demand"] = 0
+            graph.add_edges_from((u, v, k, d) for u, v, k, d in removed)
+        if flows is None:
+            return None
+        carries = np.zeros(len(self.tail), dtype=bool)
+        carries[e] = True
+        for targets in flows.values():
+            for keyed in targets.values():
+                for key, amount in keyed.items():
+                    if amount > 0:
+                        carries[key[0]] = True
+        return carries
