@@ -10,7 +10,10 @@ protection against the interval attack). Methods:
 * ``"heuristic"``: least-cost deviation flows per failing requirement, then a clean-up pass
   (:mod:`tabsdc.suppression.heuristic`); any linear table;
 * ``"network"``: the same with the flows solved as min-cost flows on the table's network
-  (:mod:`tabsdc.suppression.network`); two-dimensional tables.
+  (:mod:`tabsdc.suppression.network`); two-dimensional tables;
+* ``"modular"``: hierarchical tables split into sub-tables protected one by one with the
+  optimal method and backtracking (:mod:`tabsdc.suppression.modular`), then audited and
+  repaired as a whole.
 
 Every result is checked by :func:`tabsdc.audit.audit` and carries that audit.
 """
@@ -30,6 +33,7 @@ from tabsdc.errors import InputError
 from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression.modular import modular_pattern
 from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
@@ -38,12 +42,12 @@ from tabsdc.table import Table
 
 __all__ = ["suppress", "SuppressionResult", "METHODS"]
 
-METHODS = ("optimal", "heuristic", "network")
+METHODS = ("optimal", "heuristic", "network", "modular")
 
 
 def suppress(
     table: Table,
-    method: Literal["optimal", "heuristic", "network"] = "optimal",
+    method: Literal["optimal", "heuristic", "network", "modular"] = "optimal",
     cost: str | np.ndarray = "value",
     *,
     time_limit: float | None = None,
@@ -60,12 +64,13 @@ def suppress(
     table : Table
         Primary cells have status ``u`` and protection levels ``lpl``/``upl``; cells with
         status ``z`` are never suppressed; cells already ``m`` stay suppressed.
-    method : {"optimal", "heuristic", "network"}
+    method : {"optimal", "heuristic", "network", "modular"}
     cost : {"value", "count", "entropy"}, column name or array
         Cost of suppressing a cell: its value (``c = a``), 1, Berg entropy ``log(1 + a)``,
         a column of ``table.cells`` or one number per cell.
     time_limit : float, optional
-        Seconds for the optimal method; on expiry the best audit-clean pattern and its gap.
+        Seconds for the optimal method (for ``"modular"``: per sub-table, default 10); on
+        expiry the best audit-clean pattern and its gap.
     suppress_totals : bool
         Allow totals as secondaries.
     prior : {"table", "pq"}, q : float
@@ -125,12 +130,24 @@ def suppress(
             table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
             extra_rows=extra, time_limit=time_limit, progress=progress)
     else:
-        pattern, certificates = heuristic_pattern(reqs, attacker, router, c, fixed_on, labels)
-        pattern = clean_up(reqs, attacker, c, pattern, ~fixed_on & ~fixed_off, certificates)
+        if method == "modular":
+            start_pattern, subtable_solves = modular_pattern(
+                table, lambda sub, cells: suppress(
+                    sub, "optimal", c[cells], time_limit=time_limit or 10.0, prior=prior, q=q,
+                    singletons=False).suppressed, (lpl, upl))
+            failing = _failing(table, start_pattern, reqs, prior, q)
+            removable = ~start_pattern & ~fixed_off
+        else:
+            start_pattern, failing, removable = fixed_on, reqs, ~fixed_on & ~fixed_off
+            subtable_solves = 0
+        pattern, certificates = heuristic_pattern(failing, attacker, router, c, start_pattern,
+                                                  labels)
+        pattern = clean_up(failing, attacker, c, pattern, removable, certificates)
         if extra is not None:
             pattern = protect_singletons(extra, pattern, c, fixed_off)
         total = float(c @ (pattern & ~fixed_on))
-        stats = CutLoopStats("feasible", total, np.nan, np.nan, 0, 0, 0, attacker.n_solves,
+        stats = CutLoopStats("feasible", total, np.nan, np.nan, subtable_solves, 0, 0,
+                             attacker.n_solves,
                              perf_counter() - start)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = table.with_columns(status=new_status)
@@ -139,6 +156,18 @@ def suppress(
         table=protected, method=method, cost=c, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
         seconds=perf_counter() - start)
+
+
+def _failing(table: Table, pattern: np.ndarray, reqs: list, prior: str, q: float | None):
+    """Requirements a pattern fails, found by one audit of the whole table."""
+    frame = audit(table.with_columns(status=np.where(
+        pattern & (table.cells["status"] != "u").to_numpy(), "m", table.cells["status"])),
+        prior=prior, q=q).frame
+    position = table.cells.index.get_indexer(frame.index)
+    exact = frame["exact"].to_numpy()
+    lower_bad = set(position[~frame["lower_ok"].to_numpy() | exact].tolist())
+    upper_bad = set(position[~frame["upper_ok"].to_numpy() | exact].tolist())
+    return [r for r in reqs if r.cell in (upper_bad if r.direction > 0 else lower_bad)]
 
 
 def _capacities(table: Table, prior: str, q: float | None) -> tuple[np.ndarray, np.ndarray]:
