@@ -3,7 +3,8 @@
 A hierarchical table splits into small non-hierarchical sub-tables: one for every choice of a
 parent code per dimension (the total for a flat dimension), holding that parent and its direct
 children in every dimension, with the relations among those cells. Every relation of the table
-lies in exactly one sub-table. Sub-tables are protected top-down (coarsest parents first),
+lies in a sub-table; a relation along one dimension at a code that is both a child and a
+parent in another dimension lies in two (they share that margin). Sub-tables are protected top-down (coarsest parents first),
 each by the optimal method: primary cells keep their protection levels and cells suppressed
 earlier are treated as primaries of the sub-tables they appear in (with the smallest primary
 level of the sub-table that suppressed them, at most their value), as tau-ARGUS's modular

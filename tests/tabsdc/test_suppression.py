@@ -201,3 +201,33 @@ def test_network_method_on_the_slides_cycle_and_its_limits():
     hierarchical = with_primaries(hierarchical, {"1": 0.5})
     with pytest.raises(InputError, match="two-dimensional table"):
         suppress(hierarchical, "network")
+
+
+def test_subtables_cover_every_cell_and_relation():
+    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
+    from tabsdc.suppression.modular import subtables
+
+    data = load_business_survey()
+    table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",
+                                 hierarchies=business_survey_hierarchies(data))
+    parts = subtables(table)
+    covered = np.zeros(table.n_cells, dtype=bool)
+    holders = np.zeros(table.n_relations, dtype=int)
+    row_size = np.diff(table.A.indptr)
+    for cells in parts.values():
+        covered[cells] = True
+        inside = np.zeros(table.n_cells)
+        inside[cells] = 1
+        holders += (abs(table.A) @ inside == row_size)
+    assert covered.all()
+    assert (holders >= 1).all() and (holders <= 2).all()
+    # a relation in two sub-tables is a margin shared by a parent and a child sub-table
+    assert (holders == 2).sum() == 264
+
+
+@settings(max_examples=10, deadline=None)
+@given(random_tables())
+def test_modular_patterns_pass_the_audit(table):
+    result = suppress(table, "modular")
+    assert result.audit.protected
+    assert result.stats.objective >= suppress(table, "optimal").stats.objective - 1e-6
