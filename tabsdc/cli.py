@@ -166,15 +166,20 @@ def _read_table(args: argparse.Namespace) -> Table:
                                 weight=args.weight, hierarchies=hierarchies, top=top)
 
 
+def _write_table(table: Table, path: Path) -> None:
+    """A JJ file for ``.jj``, else a CSV of every cell with all its columns."""
+    if path.suffix.lower() == ".jj":
+        table.to_jj(path)
+    else:
+        table.to_frame().to_csv(path, index=False)
+    print(f"table written to {path}")
+
+
 def _run_rules(args: argparse.Namespace) -> int:
     result = apply_rules(_read_table(args), _rules_from(args), lower_ratio=args.lower_ratio)
     print(result.summary())
     if args.out:
-        if args.out.suffix.lower() == ".jj":
-            result.table.to_jj(args.out)
-        else:
-            result.table.to_frame().to_csv(args.out, index=False)
-        print(f"cells written to {args.out}")
+        _write_table(result.table, args.out)
     if args.report:
         Report(f"Sensitivity rules: {args.input.name}").add(
             result.table.to_report(), result.to_report()).save(args.report)
@@ -199,11 +204,7 @@ def _run_protect(args: argparse.Namespace) -> int:
                       progress=lambda line: print("  " + line, file=sys.stderr))
     print(result.summary())
     if args.out:
-        if args.out.suffix.lower() == ".jj":
-            result.table.to_jj(args.out)
-        else:
-            result.table.to_frame().to_csv(args.out, index=False)
-        print(f"protected table written to {args.out}")
+        _write_table(result.table, args.out)
     if args.json:
         args.json.write_text(json.dumps(result.to_dict(), indent=2))
         print(f"result written to {args.json}")
