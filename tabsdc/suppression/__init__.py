@@ -82,7 +82,8 @@ def suppress(
         Protect against two single-contributor primaries in one relation (see
         :mod:`tabsdc.suppression.singletons`).
     progress : callable, optional
-        Receives one line per round of the optimal method.
+        Receives one line per round of the optimal method (per sub-table of the modular
+        method).
 
     Returns
     -------
@@ -134,7 +135,7 @@ def suppress(
             start_pattern, subtable_solves = modular_pattern(
                 table, lambda sub, cells: suppress(
                     sub, "optimal", c[cells], time_limit=time_limit or 10.0, prior=prior, q=q,
-                    singletons=False).suppressed, (lpl, upl))
+                    singletons=False).suppressed, (lpl, upl), progress)
             failing = _failing(table, start_pattern, reqs, prior, q)
             removable = ~start_pattern & ~fixed_off
         else:

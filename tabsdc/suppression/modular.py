@@ -3,13 +3,13 @@
 A hierarchical table splits into small non-hierarchical sub-tables: one for every choice of a
 parent code per dimension (the total for a flat dimension), holding that parent and its direct
 children in every dimension, with the relations among those cells. Every relation of the table
-lies in a sub-table; a relation along one dimension at a code that is both a child and a
-parent in another dimension lies in two (they share that margin). Sub-tables are protected top-down (coarsest parents first),
-each by the optimal method: primary cells keep their protection levels and cells suppressed
-earlier are treated as primaries of the sub-tables they appear in (with the smallest primary
-level of the sub-table that suppressed them, at most their value), as tau-ARGUS's modular
-method does. When a sub-table suppresses a cell it shares with a sub-table already done, that
-sub-table is queued again (backtracking) until nothing changes.
+lies in a sub-table; a relation along one dimension at a code that is both a child and a parent
+in another dimension lies in two (they share that margin). Sub-tables are protected top-down
+(coarsest parents first), each by the optimal method: primary cells keep their protection
+levels and cells suppressed earlier are treated as primaries of the sub-tables they appear in
+(with the smallest primary level of the sub-table that suppressed them, at most their value),
+as tau-ARGUS's modular method does. When a sub-table suppresses a cell it shares with a sub-
+table already done, that sub-table is queued again (backtracking) until nothing changes.
 
 Sub-tables ignore each other's slack, so the whole pattern is audited at the end; any
 requirement that still fails is repaired by routing on the whole table (then cleaned up), so
@@ -75,6 +75,7 @@ def modular_pattern(
     table: Table,
     solve_subtable: Callable[[Table, np.ndarray], np.ndarray],
     primary_levels: tuple[np.ndarray, np.ndarray],
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Suppress sub-table by sub-table; returns the pattern and the number of sub-table solves.
 
@@ -121,6 +122,8 @@ def modular_pattern(
             continue
         pattern = solve_subtable(sub, cells)
         solves += 1
+        if progress is not None:
+            progress(f"sub-table {solves} ({len(cells)} cells), {len(queue)} queued")
         done.add(key)
         new = cells[pattern & ~hidden[cells]]
         if len(new) == 0:
