@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from sdcreport import Report
+from tabsdc.cli_io import add_publish_options, publish, write_json, write_table
 from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule, apply_rules
@@ -58,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     protect.add_argument("--no-totals", action="store_true", help="never suppress totals")
     protect.add_argument("--out", type=Path, help="write the protected table (.jj or .csv)")
     protect.add_argument("--json", type=Path, help="write status, objective, bound, gap, cells")
-    protect.add_argument("--html", type=Path, help="write an HTML report")
+    protect.add_argument("--html", type=Path, help="write an HTML report (internal: everything)")
+    add_publish_options(protect)
     protect.set_defaults(run=_run_protect)
 
     audit = commands.add_parser(
@@ -166,20 +168,11 @@ def _read_table(args: argparse.Namespace) -> Table:
                                 weight=args.weight, hierarchies=hierarchies, top=top)
 
 
-def _write_table(table: Table, path: Path) -> None:
-    """A JJ file for ``.jj``, else a CSV of every cell with all its columns."""
-    if path.suffix.lower() == ".jj":
-        table.to_jj(path)
-    else:
-        table.to_frame().to_csv(path, index=False)
-    print(f"table written to {path}")
-
-
 def _run_rules(args: argparse.Namespace) -> int:
     result = apply_rules(_read_table(args), _rules_from(args), lower_ratio=args.lower_ratio)
     print(result.summary())
     if args.out:
-        _write_table(result.table, args.out)
+        write_table(result.table, args.out)
     if args.report:
         Report(f"Sensitivity rules: {args.input.name}").add(
             result.table.to_report(), result.to_report()).save(args.report)
@@ -188,8 +181,6 @@ def _run_rules(args: argparse.Namespace) -> int:
 
 
 def _run_protect(args: argparse.Namespace) -> int:
-    import json
-
     from tabsdc.suppression import suppress
 
     table = _read_table(args)
@@ -204,10 +195,10 @@ def _run_protect(args: argparse.Namespace) -> int:
                       progress=lambda line: print("  " + line, file=sys.stderr))
     print(result.summary())
     if args.out:
-        _write_table(result.table, args.out)
+        write_table(result.table, args.out)
+    publish(result.table, args)
     if args.json:
-        args.json.write_text(json.dumps(result.to_dict(), indent=2))
-        print(f"result written to {args.json}")
+        write_json(result.to_dict(), args.json)
     if args.html:
         sections = [result.table.to_report(), *([rules.to_report()] if rules else []),
                     result.to_report(), result.audit.to_report()]
@@ -217,8 +208,6 @@ def _run_protect(args: argparse.Namespace) -> int:
 
 
 def _run_audit(args: argparse.Namespace) -> int:
-    import json
-
     from tabsdc.audit import audit, print_progress
 
     result = audit(Table.from_jj(args.table), prior="pq" if args.pq else "table", q=args.pq,
@@ -226,8 +215,7 @@ def _run_audit(args: argparse.Namespace) -> int:
                    solver=args.solver, time_limit=args.time_limit, progress=print_progress)
     print(result.summary())
     if args.json:
-        args.json.write_text(json.dumps(result.to_dict(), indent=2))
-        print(f"verdicts written to {args.json}")
+        write_json(result.to_dict(), args.json)
     if args.html:
         Report(f"Audit of {args.table.name}").add(result.to_report()).save(args.html)
         print(f"report written to {args.html}")

@@ -103,3 +103,14 @@ def test_protect_from_microdata_and_from_jj(microdata_csv, tmp_path):
     assert main(["protect", str(out), "--method", "heuristic", "--json", str(again)]) == 0
     assert json.loads(again.read_text())["secondary"] == []
     assert main(["audit", str(out), "--json", str(tmp_path / "a.json")]) == 0
+
+
+def test_protect_writes_a_publishable_file_without_statuses(microdata_csv, tmp_path):
+    js, pub = tmp_path / "protect.json", tmp_path / "publish.csv"
+    assert main(["protect", str(microdata_csv), "--dims", "region", "sector", "--value",
+                 "turnover", "--p", "10", "--json", str(js), "--publish", str(pub),
+                 "--symbol", "-", "--layout", "wide"]) == 0
+    suppressed = json.loads(js.read_text())["suppressed"]
+    published = pd.read_csv(pub, dtype=str, encoding="utf-8-sig", index_col=0)
+    assert published.index.tolist() == ["Total", "A", "B", "C"]
+    assert (published.to_numpy() == "-").sum() == len(suppressed)
