@@ -126,7 +126,10 @@ def suppress(
     router_class = NetworkRouter if method == "network" else FlowRouter
     router = router_class(table.A, down, up, ~fixed_off)
     extra = singleton_rows(table) if singletons else None
-    if method == "optimal":
+    if not reqs:  # nothing to protect: the given pattern is optimal
+        pattern = fixed_on
+        stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, perf_counter() - start)
+    elif method == "optimal":
         pattern, stats = optimal_pattern(
             table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
             extra_rows=extra, time_limit=time_limit, progress=progress)

@@ -31,6 +31,7 @@ __all__ = ["CutLoopStats", "optimal_pattern", "seed_rows", "PROVEN_GAP"]
 #: Relative gap under which a pattern is reported as proven optimal (the master's tie-breaking
 #: cost is far below it).
 PROVEN_GAP = 1e-6
+ROUND_LIMIT = 2.0  # seconds for the first master MILP round; doubled when it binds
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,7 @@ def optimal_pattern(
             pattern = protect_singletons(extra_rows, pattern, cost, fixed_off)
         return pattern
 
-    best, certificates = heuristic_pattern(reqs, attacker, router, cost, fixed_on, labels)
-    best = clean_up(reqs, attacker, cost, best, removable, certificates)
-    if extra_rows is not None:
-        best = protect_singletons(extra_rows, best, cost, fixed_off)
+    best = repair(fixed_on)
     best_cost = float(cost @ best)
     tie = _tie_breaker(cost)
     seeds = seed_rows(A, reqs, n)
@@ -118,13 +116,18 @@ def optimal_pattern(
         relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
         row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
     rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
+    # a master that is slow to prove optimality still yields patterns whose failures give
+    # cuts: cap each round's MILP and give the next round twice as long when the cap binds
+    round_limit = ROUND_LIMIT
     while True:
-        remaining = None if time_limit is None else time_limit - (perf_counter() - start)
-        if remaining is not None and remaining <= 0:
+        remaining = np.inf if time_limit is None else time_limit - (perf_counter() - start)
+        if remaining <= 0:
             break
-        master.set_time_limit(remaining)
+        master.set_time_limit(min(remaining, round_limit))
         result = master.solve()
         rounds += 1
+        if not result.optimal:
+            round_limit *= 2
         if result.bound is not None:  # the tie-breaker adds at most tie.sum() to any pattern
             bound = max(bound, float(result.bound) - float(tie.sum()))
         if not result.has_solution:
@@ -139,14 +142,15 @@ def optimal_pattern(
                 best, best_cost = z, float(cost @ z)
             if result.optimal:
                 status = "optimal"
-            break
-        rows = sp.csr_array(np.vstack([k for _, k in violated]))
-        master.add_rows(rows, 1.0, np.inf)
-        cuts += len(violated)
-        # repair the master's pattern into a feasible one: a new incumbent candidate
-        repaired = repair(z | fixed_on)
-        if cost @ repaired < best_cost - 1e-9:
-            best, best_cost = repaired, float(cost @ repaired)
+                break
+        else:
+            rows = sp.csr_array(np.vstack([k for _, k in violated]))
+            master.add_rows(rows, 1.0, np.inf)
+            cuts += len(violated)
+            # repair the master's pattern into a feasible one: a new incumbent candidate
+            repaired = repair(z | fixed_on)
+            if cost @ repaired < best_cost - 1e-9:
+                best, best_cost = repaired, float(cost @ repaired)
         if best_cost <= bound + PROVEN_GAP * max(1.0, abs(best_cost)):
             status = "optimal"
             break

@@ -231,3 +231,11 @@ def test_modular_patterns_pass_the_audit(table):
     result = suppress(table, "modular")
     assert result.audit.protected
     assert result.stats.objective >= suppress(table, "optimal").stats.objective - 1e-6
+
+
+@pytest.mark.parametrize("method", ["optimal", "heuristic", "modular"])
+def test_a_table_without_primaries_needs_no_suppression(method):
+    table = grid([[3.0, 4.0], [5.0, 6.0]])
+    result = suppress(table, method, "value")
+    assert result.stats.status == "optimal" and result.stats.objective == 0.0
+    assert not result.suppressed.any() and result.audit.protected
