@@ -82,8 +82,9 @@ def suppress(
         Protect against two single-contributor primaries in one relation (see
         :mod:`tabsdc.suppression.singletons`).
     progress : callable, optional
-        Receives one line per round of the optimal method (per sub-table of the modular
-        method).
+        Receives progress lines: one per round of the optimal method, per sub-table of the
+        modular method, and every tenth of the routing and clean-up passes of the heuristic
+        methods.
 
     Returns
     -------
@@ -145,8 +146,8 @@ def suppress(
             start_pattern, failing, removable = fixed_on, reqs, ~fixed_on & ~fixed_off
             subtable_solves = 0
         pattern, certificates = heuristic_pattern(failing, attacker, router, c, start_pattern,
-                                                  labels)
-        pattern = clean_up(failing, attacker, c, pattern, removable, certificates)
+                                                  labels, progress)
+        pattern = clean_up(failing, attacker, c, pattern, removable, certificates, progress)
         if extra is not None:
             pattern = protect_singletons(extra, pattern, c, fixed_off)
         total = float(c @ (pattern & ~fixed_on))

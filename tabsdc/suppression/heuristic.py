@@ -118,6 +118,7 @@ def heuristic_pattern(
     cost: np.ndarray,
     suppressed: np.ndarray,
     labels: Callable[[int], str],
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """Extend ``suppressed`` until every requirement holds.
 
@@ -128,7 +129,11 @@ def heuristic_pattern(
     certificates: dict[int, np.ndarray] = {}
     order = sorted(range(len(reqs)), key=lambda k: -reqs[k].level)
     attacker.set_pattern(suppressed)
-    for k in order:
+    step = max(1, len(order) // 10)
+    for done, k in enumerate(order, start=1):
+        if progress is not None and done % step == 0:
+            progress(f"routing: {done} of {len(order)} requirements, "
+                     f"{int(suppressed.sum())} cells suppressed")
         req = reqs[k]
         proof = attacker.certificate(req)
         if proof is None:
@@ -154,6 +159,7 @@ def clean_up(
     suppressed: np.ndarray,
     removable: np.ndarray,
     certificates: dict[int, np.ndarray],
+    progress: Callable[[str], None] | None = None,
 ) -> np.ndarray:
     """Publish again every removable suppressed cell that no requirement needs.
 
@@ -169,7 +175,10 @@ def clean_up(
     unused[list(users)] = False
     suppressed[unused] = False
     candidates = np.flatnonzero(suppressed & removable)
-    for j in candidates[np.argsort(-cost[candidates], kind="stable")]:
+    step = max(1, len(candidates) // 10)
+    for done, j in enumerate(candidates[np.argsort(-cost[candidates], kind="stable")], 1):
+        if progress is not None and done % step == 0:
+            progress(f"clean-up: {done} of {len(candidates)} secondaries tried")
         suppressed[j] = False
         attacker.set_pattern(suppressed)
         renewed = {}
