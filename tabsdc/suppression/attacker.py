@@ -28,8 +28,10 @@ import scipy.sparse as sp
 
 from tabsdc.solver import HighsModel, LinearProgram
 
-__all__ = ["Attacker", "Requirement", "requirements"]
+__all__ = ["Attacker", "Requirement", "flow_model", "neighbourhood", "requirements", "solve_flow"]
 
+#: Relative tolerance on deviations and levels.
+TOL = 1e-7
 #: Direction codes: +1 the intruder pushes the value up, -1 down.
 UP, DOWN = 1, -1
 
@@ -54,12 +56,20 @@ def requirements(primary: np.ndarray, lpl: np.ndarray, upl: np.ndarray) -> list[
     return out
 
 
+#: Tables with more cells try every attack and route locally first (see :class:`Attacker`).
+LOCAL_ABOVE = 5000
+
+
 class Attacker:
     """The attacker LP of the current pattern, kept in HiGHS between requirements.
 
     Only suppressed cells are variables (published cells are fixed at deviation 0) and only
     the relations touching them are rows, so each LP is as small as the pattern; multipliers
-    of the other relations are zero.
+    of the other relations are zero. The models are built when first needed after a pattern
+    change. On tables with more than ``LOCAL_ABOVE`` cells a certificate is first sought
+    among the suppressed cells within three relations of the primary cell (every other cell
+    held at zero, so a local attack is an attack on the whole table); the whole pattern's LP
+    is solved only when that fails.
 
     Parameters
     ----------
@@ -72,14 +82,13 @@ class Attacker:
     def __init__(self, A: sp.sparray, down_capacity: np.ndarray, up_capacity: np.ndarray):
         self.A = sp.csc_array(A)
         self.AT = self.A.T.tocsr()
+        self.by_row = sp.csr_array(A)
         self.L = np.asarray(down_capacity, dtype=float)
         self.U = np.asarray(up_capacity, dtype=float)
         self.n = self.A.shape[1]
+        self.local = self.n > LOCAL_ABOVE
         self.n_solves = 0
-        self._columns = np.zeros(0, dtype=int)
-        self._rows = np.zeros(0, dtype=int)
-        self._model: HighsModel | None = None
-        self._flow: HighsModel | None = None
+        self.set_pattern(np.zeros(self.n, dtype=bool))
 
     def set_pattern(self, suppressed: np.ndarray) -> None:
         """Cells with ``suppressed`` True may move within their capacities; others are fixed.
@@ -88,23 +97,25 @@ class Attacker:
         the suppression model, whose cuts are valid for every binary pattern too.
         """
         weight = np.asarray(suppressed, dtype=float)
-        columns = np.flatnonzero(weight > 1e-9)
-        block = self.A[:, columns].tocsr()
-        rows = np.flatnonzero(np.diff(block.indptr) > 0)
-        block = block[rows]
-        m, k = block.shape
-        self._columns, self._rows, self._weight = columns, rows, weight
+        self._weight = weight
+        self._columns = np.flatnonzero(weight > 1e-9)
         self._position = np.full(self.n, -1)
-        self._position[columns] = np.arange(k)
+        self._position[self._columns] = np.arange(len(self._columns))
+        self._model: HighsModel | None = None
+        self._flow: HighsModel | None = None
+
+    def _build(self) -> None:
+        """The pattern's attack LP and, split as ``d = p - q``, its certificate LP."""
+        columns, weight = self._columns, self._weight
+        block = self.A[:, columns].tocsr()
+        self._rows = np.flatnonzero(np.diff(block.indptr) > 0)
+        block = block[self._rows]
+        m, k = block.shape
         down, up = self.L[columns] * weight[columns], self.U[columns] * weight[columns]
         self._model = HighsModel(LinearProgram(
             c=np.zeros(k), A=block, row_lower=np.zeros(m), row_upper=np.zeros(m),
             col_lower=-down, col_upper=up))
-        # the same polytope split as d = p - q, for the sparse certificates
-        self._flow = HighsModel(LinearProgram(
-            c=np.ones(2 * k), A=sp.hstack([block, -block], format="csr"),
-            row_lower=np.zeros(m), row_upper=np.zeros(m), col_lower=np.zeros(2 * k),
-            col_upper=np.concatenate([up, down])))
+        self._flow = flow_model(block, up, down)
 
     def reach(self, req: Requirement) -> tuple[float, np.ndarray, np.ndarray]:
         """How far the intruder can move ``req.cell`` in ``req.direction`` under the pattern.
@@ -123,8 +134,10 @@ class Attacker:
         duals = np.zeros(self.A.shape[0])
         attack = np.zeros(self.n)
         position = self._position[req.cell]
-        if position < 0 or self._model is None:  # a published cell cannot move
+        if position < 0:  # a published cell cannot move
             return 0.0, duals, attack
+        if self._model is None:
+            self._build()
         c = np.zeros(len(self._columns))
         c[position] = -float(req.direction)
         self._model.set_objective(c, sense="min")
@@ -134,27 +147,32 @@ class Attacker:
         attack[self._columns] = result.x
         return -float(result.objective), duals, attack
 
-    def certificate(self, req: Requirement) -> np.ndarray | None:
+    def certificate(self, req: Requirement, local_only: bool = False) -> np.ndarray | None:
         """The cells of a least total deviation attack meeting ``req`` under the pattern
-        (a sparse proof that the requirement holds), or None when the pattern fails it."""
+        (a sparse proof that the requirement holds), or None when the pattern fails it
+        (with ``local_only`` on a large table: when no local attack meets it)."""
         position = self._position[req.cell]
-        if position < 0 or self._flow is None:
+        if position < 0:
             return None
-        k = len(self._columns)
-        fixed = [position, k + position]
-        cell, weight = req.cell, self._weight[req.cell]
-        p, q = (req.level, 0.0) if req.direction > 0 else (0.0, req.level)
-        self._flow.set_col_bounds(fixed, [p, q], [p, q])
-        try:
-            result = self._flow.solve()
-        finally:
-            self._flow.set_col_bounds(fixed, [0.0, 0.0],
-                                      [self.U[cell] * weight, self.L[cell] * weight])
         self.n_solves += 1
-        if not result.has_solution:
-            return None
-        deviation = np.abs(result.x[:k] - result.x[k:])
-        return self._columns[deviation > 1e-7 * max(1.0, req.level)]
+        if self.local:
+            near = neighbourhood(self.A, self.by_row, req.cell)
+            cells = near[self._weight[near] > 1e-9]
+            block = self.A[:, cells]
+            rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
+            w = self._weight[cells]
+            moved = solve_flow(flow_model(block[rows], self.U[cells] * w, self.L[cells] * w),
+                               req, int(np.searchsorted(cells, req.cell)), np.ones(len(cells)))
+            if moved is not None:
+                return cells[moved]
+            if local_only:
+                return None
+        if self._flow is None:
+            self._build()
+        cell, weight = req.cell, self._weight[req.cell]
+        moved = solve_flow(self._flow, req, position, np.ones(len(self._columns)),
+                           restore=(self.U[cell] * weight, self.L[cell] * weight))
+        return None if moved is None else self._columns[moved]
 
     def cut(self, req: Requirement, row_duals: np.ndarray) -> np.ndarray:
         """The capacity cut scaled to ``k @ z >= 1`` (``k = min(k, level) / level``; dense).
@@ -168,3 +186,50 @@ class Attacker:
         k = np.minimum(k / req.level, 1.0)
         k[k < 1e-9] = 0.0
         return k
+
+
+def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
+                  hops: int = 3) -> np.ndarray:
+    """Cells reachable from ``cell`` through at most ``hops`` relations (sorted).
+
+    Three hops hold the smallest protecting structures of 3-D tables (the eight corners of
+    a box, one of them a total). ``by_column``/``by_row``: the relations matrix compressed
+    both ways.
+    """
+    cells = np.array([cell])
+    for _ in range(hops):
+        rows = np.unique(by_column[:, cells].indices)
+        if len(rows) == 0:
+            break
+        cells = np.unique(by_row[rows].indices)
+    return cells
+
+
+def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:
+    """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve."""
+    A = sp.csr_array(A)
+    m, n = A.shape
+    return HighsModel(LinearProgram(
+        c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
+        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])))
+
+
+def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
+               restore: tuple[float, float] | None = None) -> np.ndarray | None:
+    """The least ``w``-cost flow with column ``i`` (the requirement's cell in ``model``)
+    moved by the level in the requirement's direction: which columns carry flow, or None
+    when no such flow exists. ``restore``: the kept model's bounds ``(up, down)`` of ``i``."""
+    n = len(w)
+    model.set_objective(np.concatenate([w, w]))
+    p_fixed = req.level if req.direction > 0 else 0.0
+    q_fixed = req.level if req.direction < 0 else 0.0
+    model.set_col_bounds([i, n + i], [p_fixed, q_fixed], [p_fixed, q_fixed])
+    try:
+        result = model.solve()
+    finally:
+        if restore is not None:
+            model.set_col_bounds([i, n + i], [0.0, 0.0], list(restore))
+    if not result.has_solution:
+        return None
+    flow = np.abs(result.x[:n] - result.x[n:])
+    return flow > TOL * max(1.0, req.level)

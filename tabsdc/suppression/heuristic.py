@@ -22,37 +22,38 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
-from tabsdc.solver import HighsModel, LinearProgram
-from tabsdc.suppression.attacker import Attacker, Requirement
+from tabsdc.suppression import attacker as attacker_module
+from tabsdc.suppression.attacker import (
+    Attacker,
+    Requirement,
+    flow_model,
+    neighbourhood,
+    solve_flow,
+)
 
 __all__ = ["FlowRouter", "heuristic_pattern", "clean_up"]
 
-#: Relative tolerance on deviations and levels.
-TOL = 1e-7
-#: Tables with more cells route each requirement locally first (see :class:`FlowRouter`).
-LOCAL_ABOVE = 5000
 
 
 class FlowRouter:
     """The least-cost deviation flow LP, kept in HiGHS and re-solved per requirement.
 
-    On tables with more than ``local_above`` cells a requirement is first routed within the
-    cell's neighbourhood (cells within two relations of it; every other cell held at zero,
-    so a local flow is a flow of the whole table); only when no local flow exists is the
-    LP over the whole table solved. A protecting cycle of a hierarchical table almost always
-    lies within two relations, and the local LP has thousands of columns, not 1e5.
+    On tables with more than :data:`~tabsdc.suppression.attacker.LOCAL_ABOVE` cells a
+    requirement is first routed within the cell's neighbourhood (cells within three relations
+    of it; every other cell held at zero, so a local flow is a flow of the whole table); only
+    when no local flow exists is the LP over the whole table solved. A protecting structure
+    of a hierarchical table almost always lies that close, and the local LP has thousands of
+    columns, not 1e5.
     """
 
-    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
-                 local_above: int | None = None):
-        A = sp.csr_array(A)
-        n = A.shape[1]
-        self.n = n
-        self.A = A
+    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray):
+        self.by_row = sp.csr_array(A)
+        self.by_column = sp.csc_array(A)
+        self.n = self.by_row.shape[1]
         self.down = np.where(movable, down, 0.0)
         self.up = np.where(movable, up, 0.0)
-        self.local = n > (LOCAL_ABOVE if local_above is None else local_above)
-        self.model = _flow_model(A, self.up, self.down)
+        self.local = self.n > attacker_module.LOCAL_ABOVE
+        self.model = flow_model(self.by_row, self.up, self.down)
 
     def route(
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
@@ -62,53 +63,17 @@ class FlowRouter:
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
         w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         if self.local:
-            cells = self._neighbourhood(req.cell)
-            block = self.A[:, cells]
+            cells = neighbourhood(self.by_column, self.by_row, req.cell)
+            block = self.by_column[:, cells]
             rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
-            model = _flow_model(block[rows], self.up[cells], self.down[cells])
-            local = _route_on(model, req, int(np.searchsorted(cells, req.cell)), w[cells])
+            model = flow_model(block[rows], self.up[cells], self.down[cells])
+            local = solve_flow(model, req, int(np.searchsorted(cells, req.cell)), w[cells])
             if local is not None:
                 carries = np.zeros(self.n, dtype=bool)
                 carries[cells[local]] = True
                 return carries
-        return _route_on(self.model, req, req.cell, w, restore=(self.up, self.down))
-
-    def _neighbourhood(self, cell: int, hops: int = 2) -> np.ndarray:
-        """Cells reachable from ``cell`` through at most ``hops`` relations (sorted)."""
-        cells = np.array([cell])
-        for _ in range(hops):
-            rows = np.unique(self.A[:, cells].tocoo().row)
-            cells = np.unique(self.A[rows].tocoo().col)
-        return cells
-
-
-def _flow_model(A: sp.csr_array, up: np.ndarray, down: np.ndarray) -> HighsModel:
-    """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per route."""
-    m, n = A.shape
-    return HighsModel(LinearProgram(
-        c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
-        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])))
-
-
-def _route_on(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
-              restore: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray | None:
-    """Solve the flow LP with cell ``i`` (the requirement's cell in this model) fixed at
-    the level; cells carrying flow, or None. ``restore``: the kept model's bounds."""
-    n = len(w)
-    model.set_objective(np.concatenate([w, w]))
-    p_fixed = req.level if req.direction > 0 else 0.0
-    q_fixed = req.level if req.direction < 0 else 0.0
-    model.set_col_bounds([i, n + i], [p_fixed, q_fixed], [p_fixed, q_fixed])
-    try:
-        result = model.solve()
-    finally:
-        if restore is not None:
-            up, down = restore
-            model.set_col_bounds([i, n + i], [0.0, 0.0], [up[i], down[i]])
-    if not result.has_solution:
-        return None
-    flow = np.abs(result.x[:n] - result.x[n:])
-    return flow > TOL * max(1.0, req.level)
+        i = req.cell
+        return solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]))
 
 
 def heuristic_pattern(
@@ -135,8 +100,8 @@ def heuristic_pattern(
             progress(f"routing: {done} of {len(order)} requirements, "
                      f"{int(suppressed.sum())} cells suppressed")
         req = reqs[k]
-        proof = attacker.certificate(req)
-        if proof is None:
+        proof = attacker.certificate(req, local_only=True)
+        if proof is None:  # (on large tables: not locally; routing makes sure)
             carries = router.route(req, cost, suppressed)
             if carries is None:
                 raise InputError(

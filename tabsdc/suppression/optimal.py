@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.solver import HighsModel, LinearProgram
-from tabsdc.suppression.attacker import Attacker, Requirement
-from tabsdc.suppression.heuristic import TOL, FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression.attacker import TOL, Attacker, Requirement
+from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
 from tabsdc.suppression.singletons import protect_singletons
 
 __all__ = ["CutLoopStats", "optimal_pattern", "seed_rows", "PROVEN_GAP"]

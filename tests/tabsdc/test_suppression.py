@@ -244,14 +244,14 @@ def test_a_table_without_primaries_needs_no_suppression(method):
 @settings(max_examples=15, deadline=None)
 @given(random_tables())
 def test_local_routing_gives_audit_clean_patterns(table):
-    """Force routing within two relations of each primary (large-table mode) on small tables."""
-    from tabsdc.suppression import heuristic
+    """Force local routing and local certificates (large-table mode) on small tables."""
+    from tabsdc.suppression import attacker
 
-    default = heuristic.LOCAL_ABOVE
-    heuristic.LOCAL_ABOVE = 0
+    default = attacker.LOCAL_ABOVE
+    attacker.LOCAL_ABOVE = 0
     try:
         result = suppress(table, "heuristic")
     finally:
-        heuristic.LOCAL_ABOVE = default
+        attacker.LOCAL_ABOVE = default
     assert result.audit.protected
     assert result.stats.objective >= suppress(table, "optimal").stats.objective - 1e-6
