@@ -24,6 +24,7 @@ from scipy.sparse.csgraph import connected_components
 
 from tabsdc.errors import InputError, SolverError
 from tabsdc.solver import HighsModel, LinearProgram, solve
+from tabsdc.table import DEFAULT_TOLERANCE
 
 __all__ = ["IntervalAttack", "Intervals"]
 
@@ -90,10 +91,17 @@ class IntervalAttack:
         published_values = np.where(hidden, 0.0, np.asarray(published, dtype=float))
         A_hidden = A[:, self.hidden_cells].tocsr()
         rhs = np.asarray(b, dtype=float) - A @ published_values
+        # float sums of many contributions make relations hold only within the table's
+        # additivity tolerance: a row gets as much slack as the values' own residual needs,
+        # at most that tolerance (none for exact tables)
+        values = np.nan_to_num(np.asarray(published, dtype=float))
+        slack = np.minimum(np.abs(A @ values - np.asarray(b, dtype=float)),
+                           DEFAULT_TOLERANCE * np.maximum(1.0, abs(A) @ np.abs(values)))
         touched = np.diff(A_hidden.indptr) > 0
         self.rows = np.flatnonzero(touched)
         self.A_hidden = A_hidden[self.rows]
         self.rhs = rhs[self.rows]
+        self.slack = slack[self.rows]
         self.lb = np.asarray(lb, dtype=float)[self.hidden_cells]
         self.ub = np.asarray(ub, dtype=float)[self.hidden_cells]
         bad = self.lb > self.ub
@@ -137,7 +145,8 @@ class IntervalAttack:
         if len(rows) == 0:  # nothing links these cells to the published table
             return self.lb[members], self.ub[members], np.full(n, "optimal", dtype=object), 0
         problem = LinearProgram(
-            c=np.zeros(n), A=sub, row_lower=self.rhs[rows], row_upper=self.rhs[rows],
+            c=np.zeros(n), A=sub, row_lower=self.rhs[rows] - self.slack[rows],
+            row_upper=self.rhs[rows] + self.slack[rows],
             col_lower=self.lb[members], col_upper=self.ub[members],
             integrality=np.full(n, self.integer) if self.integer else None,
         )

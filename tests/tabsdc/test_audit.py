@@ -217,3 +217,23 @@ def test_audit_json_shape():
     assert data["cells"][0] == {"cell": "r=1 x c=1", "value": 10.0, "status": "u",
                                 "lower": 2.0, "upper": 15.0, "lpl": 2.0, "upl": 2.0,
                                 "protected": True, "exact": False}
+
+
+def test_float_tables_additive_only_within_tolerance_are_audited():
+    """Totals of large float values carry rounding error; the attack must still fit them."""
+    values = np.array([[123456789.123, 987654321.987], [555555555.555, 111111111.111]])
+    frame = pd.DataFrame({"r": ["a", "a", "b", "b"], "c": ["x", "y", "x", "y"],
+                          "value": values.ravel()})
+    table = Table.from_aggregated(frame, ["r", "c"])
+    grand = table.cells.index.get_loc(("Total", "Total"))
+    shifted = table.values.copy()
+    shifted[grand] += 1e-7  # within the 1e-9 relative additivity tolerance, not exact
+    table.with_columns(value=shifted).check_additivity()
+    hidden = table.cells.index.isin([("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")])
+    status = np.where(hidden, "u", "s")
+    result = audit(table.with_columns(value=shifted, status=status))
+    frame = result.frame
+    assert len(frame) == 4
+    assert (frame["lower"] <= frame["value"] + 1e-6).all()
+    assert (frame["upper"] >= frame["value"] - 1e-6).all()
+    assert frame.loc[("a", "x"), "upper"] == pytest.approx(123456789.123 + 555555555.555)
