@@ -1,4 +1,4 @@
-"""Command line: ``tabsdc rules``, ``tabsdc protect``, ``tabsdc audit`` and ``tabsdc demo``.
+"""Command line: ``tabsdc rules``, ``protect``, ``audit``, ``round`` and ``demo``.
 
 Every command prints a short summary and writes its results as files; reports are built with
 :mod:`sdcreport` (the suffix of ``--report`` chooses HTML, Markdown, JSON or text). User errors
@@ -15,9 +15,15 @@ from pathlib import Path
 import pandas as pd
 
 from sdcreport import Report
-from tabsdc.cli_io import add_publish_options, publish, write_json, write_table
+from tabsdc.cli_io import (
+    add_publish_options,
+    hierarchies_from_specs,
+    publish,
+    write_json,
+    write_table,
+)
+from tabsdc.cli_round import add_round_command, rounding_demo_sections
 from tabsdc.errors import TabSDCError
-from tabsdc.hierarchy import Hierarchy
 from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule, apply_rules
 from tabsdc.table import Table
 
@@ -84,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--method", default="optimal", choices=["optimal", "heuristic"],
                       help="suppression method (heuristic: a few seconds)")
     demo.set_defaults(run=_run_demo)
+    add_round_command(commands)
     return parser
 
 
@@ -135,30 +142,13 @@ def _rules_from(args: argparse.Namespace) -> list:
     return rules
 
 
-def _hierarchies(specs: Sequence[str], data: pd.DataFrame) -> dict[str, Hierarchy]:
-    hierarchies = {}
-    for spec in specs:
-        dim, _, source = spec.partition("=")
-        if not source:
-            raise TabSDCError(f"--hierarchy {spec!r}: expected DIM=L1,L2,... or DIM=file.csv")
-        if source.endswith(".csv"):
-            hierarchies[dim] = Hierarchy.from_parent_child(pd.read_csv(source, dtype=str))
-        else:
-            columns = source.split(",")
-            missing = [c for c in columns if c not in data.columns]
-            if missing:
-                raise TabSDCError(f"--hierarchy {spec!r}: no column {missing[0]!r} in the data")
-            hierarchies[dim] = Hierarchy.from_levels(data[columns].astype(str))
-    return hierarchies
-
-
 def _read_table(args: argparse.Namespace) -> Table:
     if args.input.suffix.lower() == ".jj":
         return Table.from_jj(args.input)
     data = pd.read_csv(args.input, dtype=dict.fromkeys(args.dims, str))
     if not args.dims:
         raise TabSDCError("--dims is required for CSV input")
-    hierarchies = _hierarchies(args.hierarchy, data)
+    hierarchies = hierarchies_from_specs(args.hierarchy, data)
     if args.aggregated:
         return Table.from_aggregated(data, args.dims, args.value or "value",
                                      freq=args.freq_column, top=args.top_columns,
@@ -243,6 +233,8 @@ def _run_demo(args: argparse.Namespace) -> int:
                   "suppression": f"{args.method}, cost = value suppressed"},
     ).add(table.to_report(), rules.to_report(), protected.to_report(),
           protected.audit.to_report())
+    print("controlled rounding of the count table ...")
+    report.add(*rounding_demo_sections())
     print(f"report written to {report.save(args.out)}")
     return 0
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
+from tabsdc.errors import TabSDCError
+from tabsdc.hierarchy import Hierarchy
 from tabsdc.table import Table
 
-__all__ = ["add_publish_options", "publish", "write_json", "write_table"]
+__all__ = [
+    "add_publish_options", "hierarchies_from_specs", "publish", "write_json", "write_table",
+]
 
 
 def write_table(table: Table, path: Path) -> None:
@@ -44,3 +51,22 @@ def publish(table: Table, args: argparse.Namespace) -> None:
     if args.publish:
         write_publishable(table, args.publish, symbol=args.symbol, layout=args.layout)
         print(f"publishable table written to {args.publish}")
+
+
+def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str, Hierarchy]:
+    """``--hierarchy DIM=L1,L2,...`` (level columns of ``data``) or ``DIM=file.csv``
+    (a parent/child file) options, as hierarchies."""
+    hierarchies = {}
+    for spec in specs:
+        dim, _, source = spec.partition("=")
+        if not source:
+            raise TabSDCError(f"--hierarchy {spec!r}: expected DIM=L1,L2,... or DIM=file.csv")
+        if source.endswith(".csv"):
+            hierarchies[dim] = Hierarchy.from_parent_child(pd.read_csv(source, dtype=str))
+        else:
+            columns = source.split(",")
+            missing = [c for c in columns if c not in data.columns]
+            if missing:
+                raise TabSDCError(f"--hierarchy {spec!r}: no column {missing[0]!r} in the data")
+            hierarchies[dim] = Hierarchy.from_levels(data[columns].astype(str))
+    return hierarchies

@@ -1,0 +1,118 @@
+"""Round a table: the one entry point, :func:`round_table`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabsdc.errors import InputError
+from tabsdc.rounding.audit import audit_rounding
+from tabsdc.rounding.controlled import controlled_rounding, unbiased_controlled_rounding
+from tabsdc.rounding.result import RoundingResult
+from tabsdc.rounding.rules import RULES, apply_rule, check_base
+from tabsdc.rounding.statistics import METHODS, table_statistics
+from tabsdc.table import DEFAULT_TOLERANCE, Table
+
+__all__ = ["round_table"]
+
+
+def round_table(
+    table: Table,
+    base: int,
+    method: str = "controlled",
+    seed: int | np.random.Generator | None = None,
+    *,
+    objective: str = "deviation",
+    engine: str = "auto",
+    solver: str = "highs",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    max_steps: int = 2,
+    audit: bool = True,
+    min_width: float | None = None,
+    alpha: float = 0.05,
+) -> RoundingResult:
+    """Round every cell of a table (totals included) to a multiple of ``base``.
+
+    Parameters
+    ----------
+    table : Table
+        The table (not modified).
+    base : int
+        Rounding base, an integer >= 2.
+    method : str
+        ``"conventional"``, ``"modified"``, ``"fifty-fifty"``, ``"unbiased"`` (cell by
+        cell, :mod:`tabsdc.rounding.rules`), ``"controlled"`` (optimal zero-restricted
+        controlled rounding, :func:`~tabsdc.rounding.controlled.controlled_rounding`) or
+        ``"unbiased-controlled"`` (random, ``E[R(x)] = x``, network tables only).
+    seed : int, numpy Generator or None
+        Random source of the random methods (None: fresh entropy).
+    objective, engine, solver, time_limit, mip_gap, max_steps
+        Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`.
+    audit : bool
+        Also run the audit of the release (:func:`~tabsdc.rounding.audit.audit_rounding`;
+        two LPs per cell, so leave it off for very large tables).
+    min_width : float, optional
+        Audit: ranges narrower than this are flagged (default: ``B - 1`` for integer data,
+        ``B`` otherwise; see :mod:`tabsdc.rounding.audit`).
+    alpha : float
+        Significance level of the chi-square comparison of the statistics.
+
+    Returns
+    -------
+    RoundingResult
+
+    Raises
+    ------
+    InputError
+        A base that is not an integer >= 2, an unknown method, objective or engine, a table
+        that is not a network for ``"unbiased-controlled"`` or a network engine, or a
+        relation whose right-hand side is not a multiple of the base.
+    SolverError
+        Controlled rounding stopped without any solution.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"r": ["a", "a", "b", "b"], "c": ["x", "y", "x", "y"],
+    ...                       "value": [3.0, 6.0, 4.0, 12.0]})
+    >>> t = Table.from_aggregated(cells, ["r", "c"])
+    >>> result = round_table(t, 5, "controlled", audit=False)
+    >>> result.additive, result.status, result.total_abs_deviation
+    (True, 'optimal', 14.0)
+    """
+    if not isinstance(table, Table):
+        raise InputError(f"table must be a tabsdc.Table, got {type(table).__name__}")
+    base = check_base(base)
+    if method not in METHODS:
+        raise InputError(f"unknown rounding method {method!r}; choose one of {', '.join(METHODS)}")
+    values = table.values
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise InputError(f"{table.cell_labels(bad[:1])[0]} has a non-finite value")
+    if method in RULES:
+        rounded = apply_rule(values, base, method, seed)
+        status, exists, engine, solve, note = "rounded", None, "rule", None, ""
+        steps = np.zeros(len(values), dtype=int)
+    else:
+        outcome = (controlled_rounding(table, base, objective=objective, engine=engine,
+                                       solver=solver, time_limit=time_limit, mip_gap=mip_gap,
+                                       max_steps=max_steps)
+                   if method == "controlled" else unbiased_controlled_rounding(table, base, seed))
+        rounded, steps = outcome.rounded, outcome.steps
+        status, exists, engine = outcome.status, outcome.exists, outcome.engine
+        solve, note = outcome.solve, outcome.note
+    residual = table.A @ rounded - table.b
+    scale = np.maximum(1.0, abs(table.A) @ np.abs(rounded))
+    additive = bool(np.all(np.abs(residual) <= DEFAULT_TOLERANCE * scale))
+    statistics = table_statistics(values, rounded, base, method, table.total_cells,
+                                  alpha=alpha)
+    release = None
+    if audit:
+        release = audit_rounding(table, rounded, base, method, min_width=min_width,
+                                 extra_steps=int(steps.max(initial=0)), solver=solver)
+    return RoundingResult(
+        original=table, table=table.with_columns(value=rounded), base=base, method=method,
+        status=status, exists=exists, engine=engine, deviations=rounded - values,
+        additive=additive, max_residual=float(np.abs(residual).max(initial=0.0)), steps=steps,
+        solve=solve, statistics=statistics, audit=release,
+        seed=seed if isinstance(seed, int) else None, note=note)

@@ -1,0 +1,353 @@
+"""Controlled rounding: every cell, totals included, to an adjacent multiple of the base with
+every relation of the table kept.
+
+A controlled rounding of a table with relations ``A x = b`` and base ``B`` is a vector
+``R = B (q + z)`` with ``q = floor(x / B)``, ``z`` in {0, 1} (``z = 0`` where ``x`` is a
+multiple of ``B``: zero-restriction) and ``A R = b``. Its cost is linear in ``z``:
+
+* ``objective="deviation"``: the total absolute deviation ``sum |R - x| = sum r + sum (B - 2r) z``;
+* ``objective="far"``: the number of cells rounded to the farther of their two multiples
+  (``r < B/2`` rounded up or ``r > B/2`` rounded down).
+
+Engines (:func:`controlled_rounding`):
+
+* a table whose relations form a network (two dimensions, a hierarchy in at most one; see
+  :mod:`tabsdc.rounding.network`) is solved as a min-cost flow, where a solution always
+  exists (Cox & Ernst 1982);
+* any other table (three or more dimensions, hierarchies in two dimensions, JJ tables) is a
+  MILP over the binaries ``z``, built from the sparse matrix ``A`` in one piece. A
+  controlled rounding need not exist then (Causey, Cox & Ernst 1985 give three-dimensional
+  tables without one); an infeasible MILP is reported as such, and the closest *additive*
+  alternative is computed: every cell may move up to ``max_steps`` further multiples of
+  ``B`` beyond its adjacent ones (a multiple of ``B`` may move too), the number of such
+  extra steps is minimised first and the total absolute deviation second.
+
+:func:`unbiased_controlled_rounding` draws a controlled rounding with ``E[R(x)] = x`` for
+every cell (Cox 1987) on network tables.
+
+References
+----------
+L. H. Cox and L. R. Ernst, "Controlled rounding", *INFOR* 20(4), 423-432, 1982.
+B. D. Causey, L. H. Cox and L. R. Ernst, "Applications of transportation theory to
+statistical problems", *JASA* 80(392), 903-909, 1985.
+L. H. Cox, "A constructive procedure for unbiased controlled rounding", *JASA* 82(398),
+520-524, 1987.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from tabsdc.errors import InputError, SolverError
+from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
+from tabsdc.rounding.rules import RESIDUE_TOL, decompose
+from tabsdc.solver import LinearProgram, SolveResult, solve
+from tabsdc.table import Table
+
+__all__ = [
+    "OBJECTIVES",
+    "ENGINES",
+    "ControlledOutcome",
+    "controlled_rounding",
+    "unbiased_controlled_rounding",
+    "rounding_costs",
+]
+
+#: What controlled rounding minimises.
+OBJECTIVES = ("deviation", "far")
+
+#: How controlled rounding is solved.
+ENGINES = ("auto", "network", "networkx", "milp")
+
+
+@dataclass(frozen=True)
+class ControlledOutcome:
+    """What a controlled rounding produced.
+
+    Attributes
+    ----------
+    rounded : ndarray
+        Rounded values (multiples of the base), in cell order.
+    exists : bool
+        Whether a zero-restricted adjacent controlled rounding exists (False: ``rounded`` is
+        the closest additive alternative).
+    status : str
+        ``"optimal"`` (proven), ``"feasible"`` (a MILP stopped by its time limit or gap
+        target: not proven optimal), ``"random"`` (unbiased controlled rounding), or
+        ``"relaxed"`` / ``"relaxed-feasible"`` (no controlled rounding exists; the
+        alternative is proven optimal / not proven).
+    engine : str
+        ``"network (highs)"``, ``"network (networkx)"``, ``"milp"``, ``"milp (relaxed)"``
+        or ``"network (random cycles)"``.
+    solve : SolveResult or None
+        The solver's report (objective, bound, gap, time); None for the random method.
+    steps : ndarray of int
+        Per cell, the multiples of the base by which it lies outside its zero-restricted
+        adjacent choices (0 everywhere unless relaxed).
+    note : str
+        Why the engine was chosen, and what the relaxation did.
+    """
+
+    rounded: np.ndarray
+    exists: bool
+    status: str
+    engine: str
+    solve: SolveResult | None
+    steps: np.ndarray
+    note: str = ""
+
+
+def rounding_costs(
+    residues: np.ndarray, base: int, objective: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cost of rounding each cell down (``z = 0``) and up (``z = 1``).
+
+    Parameters
+    ----------
+    residues : ndarray
+        ``r = x - B floor(x / B)``.
+    base : int
+    objective : {"deviation", "far"}
+        See the module docstring.
+
+    Returns
+    -------
+    down, up : ndarray
+        ``r`` and ``B - r`` (deviation), or 0/1 indicators of the farther multiple (far).
+
+    Examples
+    --------
+    >>> rounding_costs(np.array([0.0, 1.0, 4.0]), 5, "deviation")
+    (array([0., 1., 4.]), array([5., 4., 1.]))
+    """
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+    r = np.asarray(residues, dtype=float)
+    if objective == "deviation":
+        return r.copy(), base - r
+    tol = RESIDUE_TOL * base
+    return (r > base / 2 + tol).astype(float), ((r > 0) & (r < base / 2 - tol)).astype(float)
+
+
+def _check_right_hand_sides(table: Table, base: int) -> None:
+    """Relations ``A R = b`` with R multiples of B need b to be a multiple of B."""
+    _, remainder = decompose(table.b, base)
+    bad = np.flatnonzero(remainder != 0)
+    if bad.size:
+        raise InputError(
+            f"right-hand side {table.b[bad[0]]:g} is not a multiple of the base {base}, so no "
+            f"rounded table can keep {table.describe_relation(int(bad[0]))}")
+
+
+def controlled_rounding(
+    table: Table,
+    base: int,
+    *,
+    objective: str = "deviation",
+    engine: str = "auto",
+    solver: str = "highs",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    max_steps: int = 2,
+) -> ControlledOutcome:
+    """Optimal zero-restricted controlled rounding of ``table`` to base ``base``.
+
+    Parameters
+    ----------
+    table : Table
+        Any table; values need not be integers.
+    base : int
+        Rounding base (validated by the caller).
+    objective : {"deviation", "far"}
+        What to minimise (module docstring).
+    engine : {"auto", "network", "networkx", "milp"}
+        ``"auto"``: the network method when the table is a network, else the MILP;
+        ``"network"`` / ``"networkx"``: the flow LP by HiGHS / networkx's network simplex
+        (an error if the table is not a network); ``"milp"``: always the MILP.
+    solver, time_limit, mip_gap
+        Of the MILP (see :func:`tabsdc.solver.solve`); ``time_limit`` also bounds the flow LP,
+        and applies to each solve (the MILP, then the relaxed MILP when none exists).
+    max_steps : int
+        How far the relaxed alternative may move a cell beyond its adjacent multiples, in
+        multiples of the base (only used when no controlled rounding exists).
+
+    Returns
+    -------
+    ControlledOutcome
+
+    Raises
+    ------
+    InputError
+        Unknown objective or engine, a network engine on a table that is not a network
+        (the message says why), or a right-hand side that is not a multiple of the base.
+    SolverError
+        The MILP stopped without a solution (e.g. at its time limit), or no additive
+        rounding exists within ``max_steps``.
+
+    Notes
+    -----
+    MILP (Cox & Ernst 1982, controlled rounding as an integer program):
+    ``min sum_k (c1_k - c0_k) z_k + sum_k c0_k`` s.t. ``A z = b/B - A q``,
+    ``0 <= z_k <= [r_k > 0]``, ``z`` integer, with ``c0, c1`` from :func:`rounding_costs`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"r": ["a", "a", "b", "b"], "c": ["x", "y", "x", "y"],
+    ...                       "value": [3.0, 3.0, 3.0, 3.0]})
+    >>> outcome = controlled_rounding(Table.from_aggregated(cells, ["r", "c"]), 5)
+    >>> outcome.status, outcome.engine, outcome.solve.objective
+    ('optimal', 'network (highs)', 16.0)
+    """
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; choose one of {ENGINES}")
+    _check_right_hand_sides(table, base)
+    q, r = decompose(table.values, base)
+    down, up = rounding_costs(r, base, objective)
+    capacity = (r > 0).astype(float)
+    network, reason = (None, "engine='milp' was asked for") if engine == "milp" else \
+        table_network(table)
+    if network is None and engine in ("network", "networkx"):
+        raise InputError(f"the table is not a network ({reason}); use engine='milp' or 'auto'")
+    if network is not None:
+        flow_engine = "networkx" if engine == "networkx" else "highs"
+        z, result = min_cost_flow(network, q, capacity, up - down, engine=flow_engine,
+                                  time_limit=time_limit)
+        result = _with_offset(result, float(down.sum()))
+        return ControlledOutcome(base * (q + z), True, "optimal", f"network ({flow_engine})",
+                                 result, np.zeros(len(q), dtype=int),
+                                 "the relations form a network: a controlled rounding always "
+                                 "exists and the flow LP's optimal vertex is integral")
+    problem = LinearProgram(
+        c=up - down, A=table.A, row_lower=table.b / base - table.A @ q,
+        row_upper=table.b / base - table.A @ q, col_lower=np.zeros(len(q)), col_upper=capacity,
+        integrality=np.ones(len(q), dtype=bool), offset=float(down.sum()))
+    result = solve(problem, solver, time_limit=time_limit, mip_gap=mip_gap)
+    note = f"MILP: {reason}"
+    if result.has_solution:
+        z = np.round(result.x)
+        return ControlledOutcome(base * (q + z), True, result.status, "milp", result,
+                                 np.zeros(len(q), dtype=int), note)
+    if result.status not in ("infeasible", "infeasible_or_unbounded"):
+        raise SolverError(f"the controlled rounding MILP stopped without a solution: status "
+                          f"{result.status!r} ({result.message})")
+    return _relaxed(table, base, q, r, solver, time_limit, mip_gap, max_steps,
+                    note + "; no zero-restricted controlled rounding exists (MILP infeasible)")
+
+
+def _with_offset(result: SolveResult, offset: float) -> SolveResult:
+    """The flow's report with the objective of the whole rounding (constant part added)."""
+    objective = result.objective + offset
+    return replace(result, objective=objective, bound=objective)
+
+
+def _relaxed(
+    table: Table,
+    base: int,
+    q: np.ndarray,
+    r: np.ndarray,
+    solver: str,
+    time_limit: float | None,
+    mip_gap: float | None,
+    max_steps: int,
+    note: str,
+) -> ControlledOutcome:
+    """The closest additive rounding when no adjacent zero-restricted one exists.
+
+    ``R = B (q + z + p - m)`` with the adjacent choice ``z`` in {0, [r > 0]} and extra steps
+    up ``p`` and down ``m`` in {0, ..., L} (``L = max_steps``), all integer, subject to
+    ``A R = b``. Minimise ``W sum (p + m) + sum [(B - 2r) z + B (p + m)] + sum r`` with
+    ``W = n B (L + 1) + 1``, more than any total deviation, so that the extra steps are
+    minimised first and the total absolute deviation second. The second sum is the total
+    absolute deviation ``sum |R - x|`` whenever at most one of ``z``, ``p``, ``m`` moves a
+    cell off its canonical form (``y = q - m`` or ``y = q + 1 + p``); every other
+    combination reaches the same ``R`` at a higher cost, so an optimum never uses it.
+    """
+    if not (isinstance(max_steps, int) and max_steps >= 1):
+        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
+    n = len(q)
+    lo, hi = q, q + (r > 0)
+    weight = n * base * (max_steps + 1) + 1.0
+    step_cost = np.full(n, weight + base)
+    A = sp.hstack([table.A, table.A, -table.A]).tocsr()
+    rhs = table.b / base - table.A @ q
+    problem = LinearProgram(
+        c=np.concatenate([base - 2 * r, step_cost, step_cost]), A=A, row_lower=rhs,
+        row_upper=rhs, col_lower=np.zeros(3 * n),
+        col_upper=np.concatenate([hi - lo, np.full(2 * n, float(max_steps))]),
+        integrality=np.ones(3 * n, dtype=bool), offset=float(r.sum()))
+    result = solve(problem, solver, time_limit=time_limit, mip_gap=mip_gap)
+    if not result.has_solution:
+        raise SolverError(
+            f"no zero-restricted controlled rounding exists, and the search for an additive "
+            f"alternative within {max_steps} extra multiples of the base per cell ended with "
+            f"status {result.status!r} ({result.message}); raise max_steps or time_limit")
+    z, up, down = np.round(result.x).reshape(3, n)
+    y = q + z + up - down
+    steps = np.maximum(0, np.maximum(y - hi, lo - y)).astype(int)
+    status = "relaxed" if result.optimal else "relaxed-feasible"
+    return ControlledOutcome(
+        base * y, False, status, "milp (relaxed)", result, steps,
+        note + f"; closest additive alternative: {int((steps > 0).sum())} cell(s) moved "
+        f"{int(steps.sum())} extra multiple(s) of the base beyond their adjacent values "
+        f"(solver objective = {weight:g} x extra steps + total |deviation|)")
+
+
+def unbiased_controlled_rounding(
+    table: Table,
+    base: int,
+    seed: int | np.random.Generator | None = None,
+) -> ControlledOutcome:
+    """A random zero-restricted controlled rounding with ``E[R(x)] = x`` for every cell.
+
+    Parameters
+    ----------
+    table : Table
+        A table whose relations form a network (two dimensions, a hierarchy in at most one;
+        see :mod:`tabsdc.rounding.network`).
+    base : int
+    seed : int, numpy Generator or None
+        Random source (None: fresh entropy); the same seed gives the same rounding.
+
+    Returns
+    -------
+    ControlledOutcome
+        With status ``"random"``.
+
+    Raises
+    ------
+    InputError
+        The table is not a network (the message says why), or a right-hand side is not a
+        multiple of the base.
+
+    Notes
+    -----
+    Each cell is rounded up with probability exactly ``r / B``, so ``E[R(x)] = B q + r = x``
+    (Cox 1987's unbiased controlled rounding); the draw moves the residues along cycles of
+    the network (:func:`tabsdc.rounding.network.unbiased_flow`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"r": ["a", "a", "b", "b"], "c": ["x", "y", "x", "y"],
+    ...                       "value": [5.0, 2.0, 1.0, 10.0]})
+    >>> t = Table.from_aggregated(cells, ["r", "c"])
+    >>> outcome = unbiased_controlled_rounding(t, 5, seed=1)
+    >>> bool(np.all(t.A @ outcome.rounded == 0))
+    True
+    """
+    _check_right_hand_sides(table, base)
+    network, reason = table_network(table)
+    if network is None:
+        raise InputError(
+            f"unbiased controlled rounding needs a table whose relations form a network "
+            f"(two dimensions, a hierarchy in at most one); this table is not one ({reason})")
+    q, r = decompose(table.values, base)
+    z = unbiased_flow(network, r, base, np.random.default_rng(seed))
+    return ControlledOutcome(base * (q + z), True, "random", "network (random cycles)", None,
+                             np.zeros(len(q), dtype=int),
+                             "each cell rounded up with probability r/B along cycles of the "
+                             "table's network")
