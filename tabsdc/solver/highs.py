@@ -526,6 +526,15 @@ class HighsModel:
         highs = self._highs
         highs.run()
         model_status = highs.getModelStatus()
+        if not self._is_mip and model_status not in (
+                _STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
+            # the model was feasible before only the objective changed: a warm start that
+            # lost its way on badly scaled data (values near 1e9); solve this bound afresh
+            highs.clearSolver()
+            highs.setOptionValue("simplex_strategy", 1)
+            highs.run()
+            highs.setOptionValue("simplex_strategy", 4)
+            model_status = highs.getModelStatus()
         info = highs.getInfo()
         if model_status == _STATUS.kOptimal:
             if self._is_mip and info.mip_gap > PROOF_REL_GAP and abs(
