@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report"]
+__all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report", "jsonable"]
 
 #: Rows of a table shown in the text and Markdown renderers (HTML and JSON get all rows).
 MAX_PREVIEW_ROWS = 40
@@ -161,7 +161,7 @@ class Report:
         """A JSON-ready dict: metadata, and per section its text, metrics and tables."""
         return {
             "title": self.title,
-            "metadata": _jsonable(self.metadata),
+            "metadata": jsonable(self.metadata),
             "sections": [
                 {"title": s.title, "blocks": [b for b in map(_block_dict, s.blocks) if b]}
                 for s in self.sections
@@ -205,12 +205,12 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Turn numpy/pandas scalars and containers into plain JSON values (NaN/inf -> None)."""
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple | np.ndarray | pd.Index):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.bool_ | bool):
         return bool(value)
     if isinstance(value, np.integer):
@@ -229,7 +229,7 @@ def _jsonable(value: Any) -> Any:
 def _frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     flat = frame.reset_index() if _has_named_index(frame) else frame
     columns = [str(c) for c in flat.columns]
-    return [dict(zip(columns, map(_jsonable, row), strict=True)) for row in flat.to_numpy(object)]
+    return [dict(zip(columns, map(jsonable, row), strict=True)) for row in flat.to_numpy(object)]
 
 
 def _has_named_index(frame: pd.DataFrame) -> bool:
@@ -310,7 +310,7 @@ def _block_dict(block: Block) -> dict[str, Any] | None:
     if isinstance(block, Text):
         return {"type": "text", "text": block.text}
     if isinstance(block, Metrics):
-        return {"type": "metrics", "caption": block.caption, "values": _jsonable(block.values)}
+        return {"type": "metrics", "caption": block.caption, "values": jsonable(block.values)}
     if isinstance(block, TableBlock):
         return {"type": "table", "caption": block.caption, "rows": _frame_records(block.frame)}
     return None

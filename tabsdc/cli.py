@@ -1,4 +1,4 @@
-"""Command line: ``tabsdc rules``, ``protect``, ``audit``, ``round`` and ``demo``.
+"""Command line: ``tabsdc rules``, ``protect``, ``audit``, ``round``, ``adjust`` and ``demo``.
 
 Every command prints a short summary and writes its results as files; reports are built with
 :mod:`sdcreport` (the suffix of ``--report`` chooses HTML, Markdown, JSON or text). User errors
@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from sdcreport import Report
+from tabsdc.cli_adjust import add_adjust_command, adjustment_demo_sections
 from tabsdc.cli_io import (
     add_publish_options,
     hierarchies_from_specs,
@@ -85,12 +86,14 @@ def _parser() -> argparse.ArgumentParser:
     audit.set_defaults(run=_run_audit)
 
     demo = commands.add_parser(
-        "demo", help="rules, suppression and audit of the shipped business survey, as a report")
+        "demo", help="rules, suppression, audit, rounding and CTA of the shipped business "
+                     "survey, as a report")
     demo.add_argument("--out", type=Path, default=Path("demo-report.html"))
     demo.add_argument("--method", default="optimal", choices=["optimal", "heuristic"],
                       help="suppression method (heuristic: a few seconds)")
     demo.set_defaults(run=_run_demo)
     add_round_command(commands)
+    add_adjust_command(commands)
     return parser
 
 
@@ -235,6 +238,8 @@ def _run_demo(args: argparse.Namespace) -> int:
           protected.audit.to_report())
     print("controlled rounding of the count table ...")
     report.add(*rounding_demo_sections())
+    print("controlled tabular adjustment of the turnover table ...")
+    report.add(*adjustment_demo_sections(rules.table))
     print(f"report written to {report.save(args.out)}")
     return 0
 

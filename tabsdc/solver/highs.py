@@ -229,13 +229,17 @@ class HighsModel:
         options = self._options
         highs = self._highs
         highs.setOptionValue("output_flag", bool(options.verbose))
-        highs.setOptionValue(
-            "time_limit",
-            highspy.kHighsInf if options.time_limit is None else float(options.time_limit),
-        )
         highs.setOptionValue("mip_rel_gap", options.gap_target)
         if options.threads is not None:
             highs.setOptionValue("threads", int(options.threads))
+
+    def _run(self) -> highspy.HighsStatus:
+        """``run()`` with the time limit counted from now: HiGHS compares its ``time_limit``
+        option with the run time of all solves of the object together."""
+        limit = self._options.time_limit
+        self._highs.setOptionValue("time_limit", highspy.kHighsInf if limit is None else
+                                   float(limit) + float(self._highs.getRunTime()))
+        return self._highs.run()
 
     @property
     def n_rows(self) -> int:
@@ -260,7 +264,7 @@ class HighsModel:
         if self._options.threads is not None:
             highspy.Highs.resetGlobalScheduler(True)
         start = perf_counter()
-        run_status = highs.run()
+        run_status = self._run()
         elapsed = perf_counter() - start
         model_status = highs.getModelStatus()
         message = highs.modelStatusToString(model_status)
@@ -493,7 +497,7 @@ class HighsModel:
                                     np.zeros(self.n_cols)), "the objective")
         if not self._is_mip:
             highs.setOptionValue("simplex_strategy", 4)  # primal simplex
-        feasibility = highs.run()
+        feasibility = self._run()
         if feasibility == highspy.HighsStatus.kError or highs.getModelStatus() in _PROVEN:
             state = highs.modelStatusToString(highs.getModelStatus())
             raise SolverError(f"no point satisfies the model ({state})")
@@ -524,7 +528,7 @@ class HighsModel:
     def _extreme(self, sense: str, column: int) -> tuple[float, bool]:
         """Run the model with the current objective; (value, proven) of the column's bound."""
         highs = self._highs
-        highs.run()
+        self._run()
         model_status = highs.getModelStatus()
         if not self._is_mip and model_status not in (
                 _STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
@@ -532,7 +536,7 @@ class HighsModel:
             # lost its way on badly scaled data (values near 1e9); solve this bound afresh
             highs.clearSolver()
             highs.setOptionValue("simplex_strategy", 1)
-            highs.run()
+            self._run()
             highs.setOptionValue("simplex_strategy", 4)
             model_status = highs.getModelStatus()
         info = highs.getInfo()
@@ -552,7 +556,8 @@ class HighsModel:
         )
 
     def set_time_limit(self, seconds: float | None) -> None:
-        """Set (or with None remove) the time limit of the next solves."""
+        """Set (or with None remove) the time limit of each following solve (seconds from
+        the start of that solve)."""
         self._options = replace(self._options, time_limit=seconds)
         self._set_options()
 

@@ -628,3 +628,15 @@ def test_result_rendering():
         SolveResult("feasible", True, 1.0, None, None, None, None, None, 0.1, "cbc", "x")
     with pytest.raises(ValueError, match="not one of"):
         SolveResult("done", False, 1.0, None, None, None, None, None, 0.1, "cbc", "x")
+
+
+def test_kept_model_time_limit_counts_from_each_solve():
+    """HiGHS counts time_limit over all solves of one object; ours is per solve."""
+    lp = LinearProgram(c=[1.0, 1.0], A=sp.csr_array([[1.0, 1.0]]), row_lower=[1.0],
+                       row_upper=[np.inf], col_lower=[0.0, 0.0], col_upper=[5.0, 5.0])
+    model = HighsModel(lp, time_limit=5.0)
+    for _ in range(3):
+        before = model._highs.getRunTime()
+        assert model.solve().optimal
+        _, limit = model._highs.getOptionValue("time_limit")
+        assert limit == pytest.approx(5.0 + before)

@@ -1,0 +1,38 @@
+"""Controlled tabular adjustment (CTA): publish every cell, sensitive ones at safe values.
+
+CTA replaces each sensitive cell by a value outside its protection interval
+``[a - lpl, a + upl]`` and adjusts other cells as little as possible so that every relation
+of the table still holds (Cox, *Towards a quality assessment of disclosure-limited
+statistical data*, slides 25-30). :func:`adjust` is the entry point (:mod:`tabsdc.cta.api`):
+
+* ``method="milp"``: the L1 MILP of slide 26 solved by HiGHS (:mod:`tabsdc.cta.milp`);
+* ``method="heuristic"``: fixed directions from the LP relaxation, block flips with warm
+  re-solves, a MILP phase for the bound (:mod:`tabsdc.cta.heuristic`), for large tables;
+* ``method="l2"``: weighted least squares for fixed directions, a convex QP
+  (:mod:`tabsdc.cta.l2`);
+* ``method="mdi"``: MDI-CTA by iterative proportional fitting (:mod:`tabsdc.mdi`).
+
+Quality-preserving constraints (QP-CTA: means, variances, correlation of groups of cells) are
+added with ``preserve=`` (:mod:`tabsdc.cta.constraints`); :func:`adjust_multivariate` adjusts
+several tables of the same structure together and keeps their covariances. Every result is
+checked (:mod:`tabsdc.cta.verify`) and carries a certified gap: a time-limited or heuristic
+solution is reported ``"optimal"`` only when its lower bound proves it.
+"""
+
+from tabsdc.cta.api import METHODS, adjust, adjust_multivariate
+from tabsdc.cta.constraints import PRESERVABLE
+from tabsdc.cta.problem import WEIGHTS
+from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
+from tabsdc.cta.verify import Verification, verify_adjustment
+
+__all__ = [
+    "adjust",
+    "adjust_multivariate",
+    "AdjustmentResult",
+    "MultivariateAdjustmentResult",
+    "Verification",
+    "verify_adjustment",
+    "METHODS",
+    "WEIGHTS",
+    "PRESERVABLE",
+]

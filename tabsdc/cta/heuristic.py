@@ -1,0 +1,249 @@
+"""L1 CTA for large tables: fix the protection directions, solve the LP, improve by flipping.
+
+The MILP of :mod:`tabsdc.cta.milp` has one binary per sensitive cell; once every binary is
+fixed, what remains is an LP (:class:`~tabsdc.cta.lp.L1Model`) that HiGHS solves fast and
+re-solves faster from the previous basis. The heuristic:
+
+1. **Directions from the LP relaxation.** Solve the relaxation (it also gives the first
+   certified lower bound) and round it (:func:`~tabsdc.cta.lp.directions_from_relaxation`).
+   If the relaxation does not finish in its share of the time, each cell takes the
+   direction of its cheaper own move (``w upl`` against ``w lpl``, ties at random).
+2. **LP for fixed directions**, warm-started from the relaxation's basis: the incumbent.
+   Rounding can pick directions that admit no adjustment (a sensitive total equal to its
+   only sensitive part, rounded the other way; preserved statistics); they are then
+   repaired by LP diving (:func:`_dive`: fix what the relaxation decides, round a few
+   cells, re-solve) and, failing that, by the MILP for the time left.
+3. **Block coordinate descent on the directions** (in the spirit of González and Castro
+   2011): the direction variables are split into blocks - each sensitive cell alone, and the
+   sensitive cells of each relation together - visited in random order (``seed``). A block's
+   directions are flipped and the LP re-solved from the current basis with an objective
+   cutoff at the incumbent (the dual simplex stops as soon as the flip cannot win); a flip
+   that lowers the objective is kept. Passes repeat until one brings no improvement, the pass
+   limit or the time budget.
+4. **MILP with the incumbent as start** (only with a time limit, for the time left, and for
+   models up to :data:`MILP_PHASE_MAX_CELLS` cells): HiGHS's branch and cut tightens the
+   lower bound and may find a better incumbent, whose directions are then re-solved as in 2.
+5. **Certified gap**: the best of the relaxation's bound, the MILP's dual bound and the
+   Lagrangian bound from the final LP's duals (:mod:`tabsdc.cta.bounds`). The status is
+   ``"optimal"`` only when that bound proves it.
+
+References
+----------
+González, J. A. and Castro, J. "A heuristic block coordinate descent approach for controlled
+tabular adjustment", *Computers & Operations Research* 38(12), 1826-1835, 2011.
+Cox, L. H., Kelly, J. P. and Patil, R. "Balancing quality and confidentiality for
+multivariate tabular data", *PSD 2004*, LNCS 3050, 87-98.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabsdc.cta.bounds import lagrangian_bound
+from tabsdc.cta.lp import L1Model, directions_from_relaxation, relaxed_indicators
+from tabsdc.cta.milp import solve_milp
+from tabsdc.cta.polish import polish
+from tabsdc.cta.problem import CTAProblem
+from tabsdc.cta.search import Clock, Search, blocks, improve
+from tabsdc.cta.solution import CTASolution, certify, infeasible
+from tabsdc.errors import SolverError
+
+__all__ = ["heuristic", "MILP_PHASE_MAX_CELLS"]
+
+#: Largest problem (cells, all tables together) for which the MILP phase is run: above it,
+#: HiGHS's presolve and root LP alone would take the whole budget.
+MILP_PHASE_MAX_CELLS = 200_000
+
+#: Share of the time budget the relaxation may use before the rule directions are taken.
+RELAXATION_SHARE = 0.4
+
+#: Share of the undecided directions one LP-diving step rounds (:func:`_dive`).
+DIVE_SHARE = 0.1
+
+#: Share of the time budget for steps 1-3 when the MILP phase follows.
+SEARCH_SHARE = 0.5
+
+
+def _rule_directions(problem: CTAProblem, rng: np.random.Generator) -> np.ndarray:
+    own_up = problem.weights[problem.sensitive] * problem.upl
+    own_down = problem.weights[problem.sensitive] * problem.lpl
+    up = np.where(own_up == own_down, rng.random(problem.s) < 0.5, own_up < own_down)
+    return np.where(problem.free_direction, up, problem.can_up)
+
+
+def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
+             share: float) -> tuple[L1Model, np.ndarray, float | None, dict]:
+    """Steps 1-2: relaxation, rounding, first fixed-direction LP."""
+    model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
+    relaxation = model.relax()
+    info: dict = {"relaxation_status": relaxation.status,
+                  "relaxation_seconds": round(relaxation.time, 3)}
+    if relaxation.status == "infeasible":
+        raise infeasible("the LP relaxation is infeasible")
+    lp_bound = relaxation.objective if relaxation.optimal else None
+    if relaxation.optimal:
+        n = problem.n
+        up = directions_from_relaxation(problem, relaxation.x[:n], relaxation.x[n:], rng)
+        info["initial_directions"] = "LP relaxation"
+    else:
+        up = _rule_directions(problem, rng)
+        info["initial_directions"] = "cheaper own move (relaxation stopped by the time limit)"
+    info["lp_relaxation_bound"] = lp_bound
+    return model, up, lp_bound, info
+
+
+def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.ndarray | None:
+    """LP diving for directions that admit an adjustment (when rounding found none).
+
+    The relaxation is solved; the directions it already decides (a cell moved by its whole
+    protection level one way and not at all the other) are fixed, which keeps its solution
+    feasible. When it decides none, the :data:`DIVE_SHARE` most one-sided undecided cells
+    are rounded and the relaxation re-solved from its basis; if that is infeasible, only the
+    most one-sided cell is rounded, then the other way. Stops when every direction is fixed;
+    returns None when all three roundings fail or a solve is stopped by the time limit.
+    """
+    n = problem.n
+    fixed = np.zeros(problem.s, dtype=bool)
+    up = problem.can_up.copy()
+    model.set_time_limit(clock.budget())
+    result = model.relax()
+    steps = 0
+    while result.optimal and result.x is not None:
+        moved_up, moved_down = relaxed_indicators(problem, result.x[:n], result.x[n:])
+        whole = 1 - 1e-7
+        decided_up = ~fixed & (moved_up >= whole) & (moved_down <= 1e-7)
+        decided = decided_up | (~fixed & (moved_down >= whole) & (moved_up <= 1e-7))
+        if decided.any():
+            up[decided], fixed[decided] = decided_up[decided], True
+            if fixed.all():
+                info["dive_steps"] = steps
+                return up
+            trials = [(np.flatnonzero(decided), decided_up[decided])]
+        else:
+            score = moved_up - moved_down
+            undecided = np.flatnonzero(~fixed)
+            order = undecided[np.argsort(-np.abs(score[undecided]), kind="stable")]
+            count = max(1, int(DIVE_SHARE * undecided.size))
+            lean = np.where(problem.free_direction, score > 0, problem.can_up)
+            other = np.where(problem.free_direction, ~lean, lean)
+            best = order[:1]
+            trials = [(order[:count], lean[order[:count]]), (best, lean[best]),
+                      (best, other[best])]
+        for cells, directions in trials:
+            steps += 1
+            up[cells], fixed[cells] = directions, True
+            model.fix(directions, cells)
+            model.set_time_limit(clock.budget())
+            result = model.solve()
+            if result.optimal and result.x is not None:
+                break
+            model.release(cells)
+            fixed[cells] = False
+        if result.optimal and fixed.all():
+            info["dive_steps"] = steps
+            return up
+    return None
+
+
+def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: Clock,
+                    info: dict) -> Search:
+    """Step 2, with two repairs when the rounded directions admit no adjustment (e.g. a
+    sensitive total equal to its only sensitive part, rounded the other way): LP diving,
+    then the MILP for the time left."""
+    for attempt in ("rounding", "diving", "MILP"):
+        if attempt == "diving":
+            up = _dive(problem, model, clock, info)
+        elif attempt == "MILP":
+            milp, up, _ = solve_milp(problem, time_limit=clock.budget())
+            if milp.status == "infeasible":
+                raise infeasible("the CTA MILP is infeasible")
+            if up is None:
+                raise SolverError(f"no feasible directions found: MILP {milp.status} "
+                                  f"({milp.message}); try a longer time limit")
+        if up is None:
+            continue
+        model.set_time_limit(clock.budget())
+        model.fix(up)
+        result = model.solve(interior=True)
+        if result.optimal and result.x is None:  # interior point without a usable point
+            result = model.solve()
+        if result.optimal and result.x is None:
+            raise SolverError("HiGHS reported the LP for fixed directions optimal without a "
+                              "primal feasible point (numerical trouble on this model)")
+        if result.optimal:
+            if attempt != "rounding":
+                info["initial_directions"] += f"; repaired by {attempt}"
+            return Search(model, up, result.objective, model.adjustment(result),
+                          model.duals(result))
+        if result.status == "no_solution":
+            raise SolverError(f"the time limit was reached before a first adjustment was "
+                              f"found (directions by {attempt}); use a longer time limit")
+        if result.status != "infeasible":
+            raise SolverError(f"the LP for fixed directions ended {result.status}")
+    raise SolverError("the LP for the MILP's directions is infeasible")
+
+
+def heuristic(
+    problem: CTAProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | np.random.Generator | None = None,
+    max_passes: int = 3,
+    milp_phase: bool = True,
+) -> CTASolution:
+    """Run the heuristic of the module docstring.
+
+    Parameters
+    ----------
+    problem : CTAProblem
+    time_limit : float, optional
+        Seconds in all. Without one, the search runs until a pass brings no improvement and
+        the MILP phase is skipped (the bound is then the LP relaxation's or the Lagrangian).
+    seed : int or numpy Generator, optional
+        Order of the blocks and tie-breaks of the rounding.
+    max_passes : int
+        Passes over the blocks.
+    milp_phase : bool
+        Run step 4 when there is a time limit and time left.
+
+    Returns
+    -------
+    CTASolution
+    """
+    clock = Clock(time_limit)
+    rng = np.random.default_rng(seed)
+    with_milp = (milp_phase and time_limit is not None and problem.n <= MILP_PHASE_MAX_CELLS)
+    share = SEARCH_SHARE if with_milp else 1.0
+    model, up, lp_bound, info = _initial(problem, clock, rng, share)
+    search = _first_solution(problem, model, up, clock, info)
+    info["initial_objective"] = search.objective
+    improve(search, blocks(problem, rng), clock, share, max_passes)
+    info.update(passes=search.passes, trials=search.trials, accepted=search.accepted,
+                search_objective=search.objective, search_seconds=round(clock.elapsed(), 3))
+    milp_bound = None
+    left = clock.left()
+    if with_milp and left is not None and left > 0.5:
+        milp, milp_up, cuts = solve_milp(problem, time_limit=left,
+                                         start=(search.y, search.up))
+        milp_bound = milp.bound
+        info.update(milp_status=milp.status, milp_bound=milp.bound,
+                    milp_objective=milp.objective, milp_seconds=round(milp.time, 3))
+        if milp_up is not None and milp.objective < search.objective - 1e-9:
+            model.set_time_limit(None)
+            model.fix(milp_up)
+            result = model.solve()
+            if result.optimal and result.x is not None and result.objective < search.objective:
+                search.up, search.objective = milp_up, result.objective
+                search.y, search.duals = model.adjustment(result), model.duals(result)
+    y = polish(problem, search.y, search.up)
+    objective = problem.objective(y)
+    lagrangian = (None if search.duals is None
+                  else lagrangian_bound(problem, search.duals, "l1", objective))
+    info["lagrangian_bound"] = lagrangian
+    info["cuts"] = model.cuts
+    bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian])
+    message = (f"heuristic: {info['initial_directions']}, {search.accepted} of {search.trials} "
+               f"block flips kept in {search.passes} pass(es)"
+               + ("" if milp_bound is None else ", MILP phase for the bound"))
+    return CTASolution(y=y, up=search.up, objective=objective, bound=bound, status=status,
+                       gap=gap, message=message, details=info)

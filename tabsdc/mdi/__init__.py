@@ -1,0 +1,27 @@
+"""Iterative proportional fitting with fixed cells, the MDI statistic and its test, MDI-CTA.
+
+* :mod:`tabsdc.mdi.ipf`: IPF of a table to margins with fixed cells and structural zeros;
+* :mod:`tabsdc.mdi.margins`: the totals of a table as margins over its interior cells;
+* :mod:`tabsdc.mdi.statistic`: the discrimination information ``I(Q : P)``, ``2 N I`` and the
+  chi-square test with its degrees of freedom;
+* :mod:`tabsdc.mdi.cta`: MDI-CTA (Cox, Orelien and Shah 2006), also reached as
+  ``tabsdc.cta.adjust(table, "mdi")``.
+"""
+
+from tabsdc.mdi.cta import MDI_PROPERTIES, mdi_cta
+from tabsdc.mdi.ipf import FitError, IPFResult, ipf
+from tabsdc.mdi.margins import aggregation_matrix, margin_mask
+from tabsdc.mdi.statistic import constraint_degrees_of_freedom, mdi_p_value, mdi_statistic
+
+__all__ = [
+    "IPFResult",
+    "FitError",
+    "ipf",
+    "aggregation_matrix",
+    "margin_mask",
+    "mdi_statistic",
+    "mdi_p_value",
+    "constraint_degrees_of_freedom",
+    "mdi_cta",
+    "MDI_PROPERTIES",
+]
