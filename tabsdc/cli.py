@@ -59,10 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_input_options(protect)
     _add_rule_options(protect)
     protect.add_argument("--method", default="optimal",
-                         choices=["optimal", "heuristic", "network"])
+                         choices=["optimal", "heuristic", "network", "modular"])
     protect.add_argument("--cost", default="value",
                          help="value, count, entropy, or a cell column (e.g. weight)")
-    protect.add_argument("--time-limit", type=float, help="seconds (optimal method)")
+    protect.add_argument("--time-limit", type=float,
+                         help="seconds (optimal method; modular: per sub-table)")
     protect.add_argument("--no-totals", action="store_true", help="never suppress totals")
     protect.add_argument("--out", type=Path, help="write the protected table (.jj or .csv)")
     protect.add_argument("--json", type=Path, help="write status, objective, bound, gap, cells")

@@ -85,7 +85,7 @@ def _run_adjust(args: argparse.Namespace) -> int:
                     time_limit=args.time_limit, seed=args.seed, alpha=args.alpha)
     print(result.summary())
     write_table(result.adjusted, args.out)
-    publish(result.adjusted, args)
+    publish(result.adjusted, args, every_cell=True)
     write_json(result.to_dict(), args.json)
     if args.html:
         Report(f"Controlled tabular adjustment of {args.table.name}").add(

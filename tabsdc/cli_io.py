@@ -44,10 +44,13 @@ def add_publish_options(parser: argparse.ArgumentParser) -> None:
                         help="publishable file: one row per cell, or a 2-D view")
 
 
-def publish(table: Table, args: argparse.Namespace) -> None:
-    """Write the publishable file when ``--publish`` was given."""
+def publish(table: Table, args: argparse.Namespace, *, every_cell: bool = False) -> None:
+    """Write the publishable file when ``--publish`` was given; ``every_cell`` for rounded
+    or adjusted tables, which publish every cell (sensitive ones at their new values)."""
     from tabsdc.release import write_publishable
 
+    if every_cell:
+        table = table.with_columns(status="s")
     if args.publish:
         write_publishable(table, args.publish, symbol=args.symbol, layout=args.layout)
         print(f"publishable table written to {args.publish}")

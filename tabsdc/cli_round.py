@@ -127,7 +127,7 @@ def run_round(args: argparse.Namespace) -> int:
                          time_limit=args.time_limit, audit=not args.no_audit)
     print(result.summary())
     write_table(result.table, args.out)
-    publish(result.table, args)
+    publish(result.table, args, every_cell=True)
     write_json(result.to_dict(), args.json)
     if args.html:
         Report(f"Rounding of {args.table.name}",

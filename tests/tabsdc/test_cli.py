@@ -114,3 +114,15 @@ def test_protect_writes_a_publishable_file_without_statuses(microdata_csv, tmp_p
     published = pd.read_csv(pub, dtype=str, encoding="utf-8-sig", index_col=0)
     assert published.index.tolist() == ["Total", "A", "B", "C"]
     assert (published.to_numpy() == "-").sum() == len(suppressed)
+
+
+def test_adjusted_and_rounded_tables_publish_every_cell(shared_data, tmp_path):
+    jj = shared_data / "jj" / "castro" / "TARGUS.jj"
+    for command in (["adjust", str(jj), "--method", "milp"],
+                    ["round", str(jj), "--base", "10", "--method", "controlled", "--no-audit"]):
+        pub = tmp_path / f"{command[0]}.csv"
+        assert main([*command, "--out", str(tmp_path / "t.jj"), "--json",
+                     str(tmp_path / "t.json"), "--publish", str(pub)]) in (0, 1)
+        published = pd.read_csv(pub, dtype=str, encoding="utf-8-sig")
+        assert list(published.columns) == ["cell", "value"]
+        assert published["value"].astype(float).notna().all()  # no cell hidden
