@@ -273,12 +273,14 @@ class HighsModel:
             return SolveResult.without_solution(
                 "error", elapsed, "highs", f"{message}; HiGHS returned an error"
             )
-        has_solution = (
+        solution = highs.getSolution()
+        # HiGHS may call a large LP optimal while its unscaled point misses a tolerance by
+        # a hair (primal status not "feasible"); the point is still the answer it proves
+        has_solution = model_status not in _PROVEN and (
             info.primal_solution_status == highspy.kSolutionStatusFeasible
-            and model_status not in _PROVEN
+            or (model_status == _STATUS.kOptimal and solution.value_valid)
         )
         objective = float(info.objective_function_value) if has_solution else None
-        solution = highs.getSolution()
         x = np.array(solution.col_value, dtype=np.float64) if has_solution else None
         if self._is_mip:
             bound = float(info.mip_dual_bound)
