@@ -28,7 +28,10 @@ import scipy.sparse as sp
 
 from tabsdc.solver import HighsModel, LinearProgram
 
-__all__ = ["Attacker", "Requirement", "flow_model", "neighbourhood", "requirements", "solve_flow"]
+__all__ = [
+    "Attacker", "Requirement", "flow_model", "local_flow", "neighbourhood", "requirements",
+    "solve_flow",
+]
 
 #: Relative tolerance on deviations and levels.
 TOL = 1e-7
@@ -158,13 +161,11 @@ class Attacker:
         if self.local:
             near = neighbourhood(self.A, self.by_row, req.cell)
             cells = near[self._weight[near] > 1e-9]
-            block = self.A[:, cells]
-            rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
             w = self._weight[cells]
-            moved = solve_flow(flow_model(block[rows], self.U[cells] * w, self.L[cells] * w),
-                               req, int(np.searchsorted(cells, req.cell)), np.ones(len(cells)))
-            if moved is not None:
-                return cells[moved]
+            proof = local_flow(self.A, cells, req, self.U[cells] * w, self.L[cells] * w,
+                               np.ones(len(cells)))
+            if proof is not None:
+                return proof
             if local_only:
                 return None
         if self._flow is None:
@@ -203,6 +204,18 @@ def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
             break
         cells = np.unique(by_row[rows].indices)
     return cells
+
+
+def local_flow(by_column: sp.csc_array, cells: np.ndarray, req: Requirement, up: np.ndarray,
+               down: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """:func:`solve_flow` with every cell outside ``cells`` (sorted, the requirement's cell
+    among them) held at zero: the cells carrying flow, or None. Such a flow satisfies every
+    relation of the table, so it is a flow (an attack, a route) of the whole table."""
+    block = by_column[:, cells]
+    rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
+    moved = solve_flow(flow_model(block[rows], up, down), req,
+                       int(np.searchsorted(cells, req.cell)), w)
+    return None if moved is None else cells[moved]
 
 
 def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:

@@ -27,6 +27,7 @@ from tabsdc.suppression.attacker import (
     Attacker,
     Requirement,
     flow_model,
+    local_flow,
     neighbourhood,
     solve_flow,
 )
@@ -64,13 +65,11 @@ class FlowRouter:
         w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         if self.local:
             cells = neighbourhood(self.by_column, self.by_row, req.cell)
-            block = self.by_column[:, cells]
-            rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
-            model = flow_model(block[rows], self.up[cells], self.down[cells])
-            local = solve_flow(model, req, int(np.searchsorted(cells, req.cell)), w[cells])
-            if local is not None:
+            carrying = local_flow(self.by_column, cells, req, self.up[cells], self.down[cells],
+                                  w[cells])
+            if carrying is not None:
                 carries = np.zeros(self.n, dtype=bool)
-                carries[cells[local]] = True
+                carries[carrying] = True
                 return carries
         i = req.cell
         return solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]))
