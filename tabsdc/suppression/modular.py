@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc.audit.verify import HIDDEN_STATUSES
 from tabsdc.errors import InputError
 from tabsdc.structure import CellIndexer
 from tabsdc.table import Table
@@ -85,7 +86,7 @@ def modular_pattern(
     lpl, upl = primary_levels
     status = table.cells["status"].to_numpy().copy()
     values = table.values
-    hidden = np.isin(status, ("u", "m", "x", "w"))
+    hidden = np.isin(status, HIDDEN_STATUSES)
     forced_level = np.zeros(table.n_cells)
     parts = subtables(table)
     depth = {key: sum(h.depth(h.codes[p]) for h, p in zip(table.hierarchies.values(), key,

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from tabsdc.audit.verify import HIDDEN_STATUSES
+
 if TYPE_CHECKING:
     from sdcreport import Section
     from tabsdc.audit import AuditResult
@@ -48,7 +50,7 @@ class SuppressionResult:
     @property
     def suppressed(self) -> np.ndarray:
         """Mask of every hidden cell (primary and secondary)."""
-        return self.table.cells["status"].isin(["u", "m", "x", "w"]).to_numpy()
+        return self.table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
 
     def totals(self) -> dict[str, float]:
         """Count and value of secondary and of all suppressed cells, and the objective."""
