@@ -29,6 +29,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sdcreport.numbers import format_frame, format_number
+
 __all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report", "jsonable"]
 
 #: Rows of a table shown in the text and Markdown renderers (HTML and JSON get all rows).
@@ -197,14 +199,6 @@ def _esc(text: Any) -> str:
     return html.escape(str(text))
 
 
-def _format_value(value: Any) -> str:
-    if isinstance(value, bool | np.bool_):
-        return "yes" if value else "no"
-    if isinstance(value, float | np.floating):
-        return f"{value:.6g}"
-    return str(value)
-
-
 def jsonable(value: Any) -> Any:
     """Turn numpy/pandas scalars and containers into plain JSON values (NaN/inf -> None)."""
     if isinstance(value, dict):
@@ -247,11 +241,11 @@ def _block_text(block: Block) -> str:
         return block.text
     if isinstance(block, Metrics):
         width = max((len(k) for k in block.values), default=0)
-        lines = [f"{k:<{width}}  {_format_value(v)}" for k, v in block.values.items()]
+        lines = [f"{k:<{width}}  {format_number(v)}" for k, v in block.values.items()]
         return "\n".join(([block.caption] if block.caption else []) + lines)
     if isinstance(block, TableBlock):
         shown, note = _preview(block.frame)
-        parts = [block.caption, shown.to_string(), note]
+        parts = [block.caption, format_frame(shown).to_string(), note]
         return "\n".join(p for p in parts if p)
     return f"[figure: {block.caption or 'untitled'}]"
 
@@ -260,16 +254,16 @@ def _block_markdown(block: Block) -> str:
     if isinstance(block, Text):
         return block.text
     if isinstance(block, Metrics):
-        rows = "\n".join(f"| {k} | {_format_value(v)} |" for k, v in block.values.items())
+        rows = "\n".join(f"| {k} | {format_number(v)} |" for k, v in block.values.items())
         caption = f"**{block.caption}**\n\n" if block.caption else ""
         return f"{caption}| figure | value |\n|---|---|\n{rows}"
     if isinstance(block, TableBlock):
         shown, note = _preview(block.frame)
-        flat = shown.reset_index() if _has_named_index(shown) else shown
+        flat = format_frame(shown.reset_index() if _has_named_index(shown) else shown)
         header = "| " + " | ".join(map(str, flat.columns)) + " |"
         rule = "|" + "---|" * len(flat.columns)
         body = "\n".join(
-            "| " + " | ".join(_format_value(v) for v in row) + " |"
+            "| " + " | ".join(format_number(v) for v in row) + " |"
             for row in flat.to_numpy(object)
         )
         caption = f"**{block.caption}**\n\n" if block.caption else ""
@@ -279,7 +273,7 @@ def _block_markdown(block: Block) -> str:
 
 def _metrics_html(block: Metrics) -> str:
     rows = "".join(
-        f"<tr><th>{_esc(k)}</th><td>{_esc(_format_value(v))}</td></tr>"
+        f"<tr><th>{_esc(k)}</th><td>{_esc(format_number(v))}</td></tr>"
         for k, v in block.values.items()
     )
     caption = f"<caption>{_esc(block.caption)}</caption>" if block.caption else ""
@@ -297,7 +291,7 @@ def _block_html(block: Block) -> str:
         if block.max_html_rows is not None and len(frame) > block.max_html_rows:
             note = f"<p class='note'>{len(frame) - block.max_html_rows} more rows not shown</p>"
             frame = frame.head(block.max_html_rows)
-        table = frame.to_html(classes="data", border=0, na_rep="", float_format="{:.6g}".format)
+        table = format_frame(frame).to_html(classes="data", border=0, na_rep="")
         caption = f"<p class='caption'>{_esc(block.caption)}</p>" if block.caption else ""
         return f"{caption}<div class='scroll'>{table}</div>{note}"
     data = base64.b64encode(block.png).decode("ascii")

@@ -20,6 +20,7 @@ from tabsdc.cli_io import (
     add_publish_options,
     hierarchies_from_specs,
     publish,
+    read_records,
     write_json,
     write_table,
 )
@@ -149,9 +150,9 @@ def _rules_from(args: argparse.Namespace) -> list:
 def _read_table(args: argparse.Namespace) -> Table:
     if args.input.suffix.lower() == ".jj":
         return Table.from_jj(args.input)
-    data = pd.read_csv(args.input, dtype=dict.fromkeys(args.dims, str))
     if not args.dims:
         raise TabSDCError("--dims is required for CSV input")
+    data = read_records(args.input, args.dims)
     hierarchies = hierarchies_from_specs(args.hierarchy, data)
     if args.aggregated:
         return Table.from_aggregated(data, args.dims, args.value or "value",

@@ -15,8 +15,28 @@ from tabsdc.hierarchy import Hierarchy
 from tabsdc.table import Table
 
 __all__ = [
-    "add_publish_options", "hierarchies_from_specs", "publish", "write_json", "write_table",
+    "add_publish_options", "hierarchies_from_specs", "publish", "read_records", "write_json",
+    "write_table",
 ]
+
+
+def read_records(path: Path, codes: Sequence[str] = ()) -> pd.DataFrame:
+    """A CSV of records (or interior cells), indexed by the line of the file each record is on
+    (the header is line 1), so that every error names the line; ``codes`` columns as text.
+
+    Raises
+    ------
+    TabSDCError
+        The file is empty or holds a header only.
+    """
+    try:
+        data = pd.read_csv(path, dtype=dict.fromkeys(codes, str))
+    except pd.errors.EmptyDataError:
+        raise TabSDCError(f"{path} is empty") from None
+    if data.empty:
+        raise TabSDCError(f"{path} has a header but no records")
+    data.index = pd.RangeIndex(2, len(data) + 2, name="line")
+    return data
 
 
 def write_table(table: Table, path: Path) -> None:

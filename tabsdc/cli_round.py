@@ -24,6 +24,7 @@ from tabsdc.cli_io import (
     add_publish_options,
     hierarchies_from_specs,
     publish,
+    read_records,
     write_json,
     write_table,
 )
@@ -111,7 +112,7 @@ def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]
     if not dims:
         raise InputError(f"{path}: no dimension columns before 'value'; name them with --dims")
 
-    frame = pd.read_csv(path, dtype=dict.fromkeys(dims, str))
+    frame = read_records(path, dims)
     table = Table.from_frame(frame, dims, hierarchies=hierarchies_from_specs(specs, frame))
     others = frame.drop(columns=[*dims, "value"]).set_index(frame[dims].apply(tuple, axis=1)
                                                             if len(dims) > 1 else frame[dims[0]])

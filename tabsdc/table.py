@@ -94,6 +94,7 @@ class Table:
             if cells[column].isna().any():
                 first = cells.index[cells[column].isna().to_numpy()][0]
                 raise InputError(f"cell {first!r} has a missing {column}")
+        _require_finite_levels(cells)
         object.__setattr__(self, "cells", cells)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
@@ -134,16 +135,21 @@ class Table:
     def check_additivity(self, tol: float = DEFAULT_TOLERANCE, values=None) -> None:
         """Raise :class:`AdditivityError` naming the first relation that does not hold.
 
-        A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(1, max_j |a_ij x_j|)``.
+        A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(s, sum_j |a_ij x_j| +
+        |b_i|)``, with ``s`` the table's working unit (:func:`tabsdc.validation.working_unit`:
+        1 for tables whose largest value lies in [1, 1e6]), so that the check is relative to
+        the table's magnitude, for values of 1e-9 as for values of 1e12.
         """
+        from tabsdc.validation import working_unit
+
         x = self.values if values is None else np.asarray(values, dtype=float)
         res = self.A @ x - self.b
-        scale = np.maximum(1.0, abs(self.A) @ np.abs(x))
+        scale = np.maximum(working_unit(x), abs(self.A) @ np.abs(x) + np.abs(self.b))
         bad = np.flatnonzero(np.abs(res) > tol * scale)
         if len(bad):
             raise AdditivityError(
                 f"{len(bad)} relation(s) do not hold; first: {self.describe_relation(bad[0])} "
-                f"(residual {res[bad[0]]:.6g})"
+                f"(residual {res[bad[0]]:.10g})"
             )
 
     def describe_relation(self, row: int) -> str:
@@ -152,10 +158,10 @@ class Table:
         cols, coefs = self.A.indices[start:stop], self.A.data[start:stop]
         labels = self.cell_labels(cols)
         value = self.cells["value"].to_numpy()
-        lhs = [f"{lab} ({value[c]:.6g})" for lab, c, a in zip(labels, cols, coefs, strict=True)
+        lhs = [f"{lab} ({value[c]:.10g})" for lab, c, a in zip(labels, cols, coefs, strict=True)
                if a < 0]
         rhs = [
-            f"{'' if a == 1 else f'{a:g}*'}{lab} ({value[c]:.6g})"
+            f"{'' if a == 1 else f'{a:g}*'}{lab} ({value[c]:.10g})"
             for lab, c, a in zip(labels, cols, coefs, strict=True)
             if a > 0
         ]
@@ -293,6 +299,8 @@ class Table:
         """
         from tabsdc.microdata import table_from_microdata
 
+        if isinstance(data, pd.DataFrame) and data.empty:
+            raise InputError("the data has no records")
         return table_from_microdata(
             data, dims, value, holding=holding, weight=weight, hierarchies=hierarchies,
             top=top, negative=negative, keep_empty=keep_empty, total=total,
@@ -434,6 +442,22 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
     return cells
 
 
+def _require_finite_levels(cells: pd.DataFrame) -> None:
+    """Values, costs and protection levels are finite, levels not negative (the bounds are
+    checked by :func:`tabsdc.validation.validate_table`, before a method uses them)."""
+    checks = [
+        (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")
+        for column in ("value", "weight", "lpl", "upl", "spl")
+    ]
+    checks += [(column, cells[column].to_numpy(float) < 0, "is negative")
+               for column in ("lpl", "upl", "spl")]
+    for column, bad, what in checks:
+        if bad.any():
+            first = int(np.flatnonzero(bad)[0])
+            raise InputError(f"cell {cells.index[first]!r}: {column} "
+                             f"{cells[column].iloc[first]:g} {what}")
+
+
 def _require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
@@ -443,15 +467,20 @@ def _require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
 
 
 def _require_numeric(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Every entry of ``columns`` is a finite number; else name the column and the row (the
+    frame's index label, called by the index's name: the CLI's readers index by ``line``)."""
     for column in columns:
-        numeric = pd.to_numeric(frame[column], errors="coerce")
-        bad = numeric.isna().to_numpy()
-        if bad.any():
-            row = frame.index[bad][0]
-            raise InputError(
-                f"column {column!r} has a missing or non-numeric value at row {row!r}: "
-                f"{frame[column].iloc[np.flatnonzero(bad)[0]]!r}"
-            )
+        numeric = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
+        for bad, what in ((np.isnan(numeric), "a missing or non-numeric"),
+                          (np.isinf(numeric), "an infinite")):
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raw = frame[column].iloc[first]
+                shown = str(raw) if isinstance(raw, float | np.floating) else repr(raw)
+                raise InputError(
+                    f"column {column!r} has {what} value at {frame.index.name or 'row'} "
+                    f"{frame.index[first]}: {shown}"
+                )
 
 
 def _resolve_hierarchies(

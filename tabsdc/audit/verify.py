@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -18,6 +18,7 @@ import pandas as pd
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.errors import InputError
+from tabsdc.validation import in_working_units, validate_table
 
 if TYPE_CHECKING:
 
@@ -78,7 +79,10 @@ def audit(
         per bound in seconds.
     tol : float
         Relative tolerance of the verdicts: a requirement is met when it is missed by at most
-        ``tol * max(1, |a_i|)``.
+        ``tol * max(s, |a_i|)``, ``s`` the table's working unit
+        (:func:`tabsdc.validation.working_unit`; 1 when its largest value lies in [1, 1e6]).
+        The intervals are computed in that unit, so tables of 1e-9 and of 1e12 are judged
+        alike.
     progress : callable, optional
         Called as ``progress(done, total)`` after each bound (see :func:`print_progress`).
 
@@ -89,7 +93,10 @@ def audit(
     Raises
     ------
     InputError
-        A bad prior, or a table inconsistent with its bounds (no hidden values fit).
+        A bad prior, a value outside its bounds, or a table inconsistent with its bounds
+        (no hidden values fit).
+    AdditivityError
+        A relation of the table does not hold (:func:`tabsdc.validation.validate_table`).
 
     Examples
     --------
@@ -109,24 +116,26 @@ def audit(
     >>> result.to_frame().loc[[("1", "1")], ["lower", "upper", "protected"]].values.tolist()
     [[2.0, 15.0, True]]
     """
-    cells = table.cells
-    values = table.values
+    validate_table(table)
     if hidden is None:
-        hidden = cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+        hidden = table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
     hidden = np.asarray(hidden, dtype=bool)
     if hidden.shape != (table.n_cells,):
         raise InputError(f"hidden has shape {hidden.shape}, the table has {table.n_cells} cells")
-    lb, ub = _prior_bounds(cells, values, prior, q)
-    attack = IntervalAttack(table.A, table.b, values, hidden, lb, ub, solver=solver,
+    # integer bounds are only meaningful in the table's own units
+    working, unit = (table, 1.0) if integer else in_working_units(table)
+    values = working.values
+    lb, ub = _prior_bounds(working.cells, values, prior, q)
+    attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
                             time_limit=time_limit)
-    lp = attack.intervals(progress)
+    lp = _in_units(attack.intervals(progress), unit)
     integer_bounds = None
     if integer:
         _require_integers(table, hidden)
         integer_bounds = IntervalAttack(table.A, table.b, values, hidden, np.ceil(lb - 1e-9),
                                         np.floor(ub + 1e-9), integer=True, solver=solver,
                                         time_limit=time_limit).intervals(progress)
-    frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol)
+    frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol, unit)
     result = AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
                          prior=_describe_prior(prior, q), pq_attack=None)
     if release_intervals:
@@ -284,14 +293,21 @@ def _require_integers(table: Table, hidden: np.ndarray) -> None:
         raise InputError(f"integer bounds need integer values; {label} is {values[fractional][0]}")
 
 
+def _in_units(intervals: Intervals, unit: float) -> Intervals:
+    """Intervals computed in working units, back in the table's units."""
+    if unit == 1.0:
+        return intervals
+    return replace(intervals, lower=intervals.lower * unit, upper=intervals.upper * unit)
+
+
 def _verdicts(
     table: Table, hidden_cells: np.ndarray, lp: Intervals, integer: Intervals | None,
-    tol: float
+    tol: float, unit: float
 ) -> pd.DataFrame:
     cells = table.cells.iloc[hidden_cells]
     a = cells["value"].to_numpy(float)
     lower, upper = (integer.lower, integer.upper) if integer is not None else (lp.lower, lp.upper)
-    slack = tol * np.maximum(1.0, np.abs(a))
+    slack = tol * np.maximum(unit, np.abs(a))
     sensitive = (cells["status"] == "u").to_numpy()
     lpl, upl, spl = (cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
     lower_short = np.where(sensitive, np.maximum(0.0, lower - (a - lpl)), 0.0)

@@ -38,6 +38,7 @@ import numpy as np
 
 from tabsdc.errors import InputError, SolverError
 from tabsdc.solver._checks import as_csr, as_vector, check_bounds, check_finite
+from tabsdc.solver.banner import absorb_highs_banner
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import (
     PROOF_ABS_GAP,
@@ -220,6 +221,7 @@ class HighsModel:
             raise InputError(f"problem must be a LinearProgram, got {type(problem).__name__}")
         self._options = SolveOptions(time_limit, mip_gap, threads, verbose)
         self._is_mip = problem.is_mip
+        absorb_highs_banner()
         self._highs = highspy.Highs()
         self._set_options()
         _check(_pass_model(self._highs, problem), "the model")

@@ -40,6 +40,7 @@ import numpy as np
 import pulp
 
 from tabsdc.errors import SolverError
+from tabsdc.solver.banner import absorb_highs_banner
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 
@@ -332,6 +333,7 @@ def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions) -> Solv
         raise SolverError(
             f"solver {name!r} is not available: PuLP finds none of {', '.join(PULP_SOLVERS[name])}"
         )
+    absorb_highs_banner()  # PuLP's HiGHS class constructs a Highs object of its own
     solver = _instantiate(cls, **_solver_arguments(cls, name, options))
     model = build_pulp_problem(problem)
     start = perf_counter()

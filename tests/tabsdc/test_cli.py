@@ -126,3 +126,20 @@ def test_adjusted_and_rounded_tables_publish_every_cell(shared_data, tmp_path):
         published = pd.read_csv(pub, dtype=str, encoding="utf-8-sig")
         assert list(published.columns) == ["cell", "value"]
         assert published["value"].astype(float).notna().all()  # no cell hidden
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("region,sector,turnover\n", "has a header but no records"),
+    ("", "is empty"),
+    ("region,sector,turnover\nA,x,1\nA,y,inf\n", "infinite value at line 3: inf"),
+    ("region,sector,turnover\nA,x,1\nA,y,\n", "missing or non-numeric value at line 3: nan"),
+])
+def test_bad_records_name_the_line_of_the_file(tmp_path, capsys, content, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    out = tmp_path / "cells.csv"
+    status = main(["rules", str(path), "--dims", "region", "sector", "--value", "turnover",
+                   "--freq", "3", "--out", str(out)])
+    assert status == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()

@@ -291,7 +291,7 @@ def test_status_map_and_bad_cells_in_the_writer():
     assert [f[3] for f in mapped] == ["s", "m", "z"]
     with pytest.raises(InputError, match="'M'"):
         format_jj(table, status_map={"x": "M"})
-    with pytest.raises(InputError, match="cell 2 has value inf"):
+    with pytest.raises(InputError, match="cell 2: value inf is not finite"):
         format_jj(small_table(value=[3.0, 1.0, np.inf]))
     with pytest.raises(InputError, match="cell 0 has lb"):
         format_jj(small_table(lb=[np.inf, 0, 0]))

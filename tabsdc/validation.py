@@ -1,0 +1,147 @@
+"""What every method checks before it works on a table, and the table's working unit.
+
+Two ideas, used together by every entry point (audit, suppression, adjustment, rounding):
+
+* :func:`validate_table`: one validation, shared, so that every entry point accepts and
+  rejects the same tables with the same message: values inside their a-priori bounds and
+  relations that hold (the first failure is named, by cell or relation).
+* :func:`working_unit` and :func:`in_working_units`: tolerances relative to the table's
+  magnitude. Solvers such as HiGHS use *absolute* feasibility tolerances (about 1e-7), and
+  many checks compare a difference with ``tol * max(1, |a|)``; both misjudge a table whose
+  values are all about 1e-9 (every interval collapses) or 1e12. A table is therefore solved
+  in a working unit ``s``, a power of ten, with every value, bound, protection level, cost
+  and right-hand side divided by ``s``: ``s = 1`` when the table's largest absolute value
+  ``M`` lies in [1, 1e6] (most tables: nothing changes), otherwise
+  ``s = 10**(floor(log10 M) - 3)``, so that the largest value lies in [1e3, 1e4). Results are
+  multiplied back by ``s``; since ``s`` is a power of ten, a table scaled by ``10**k`` is
+  solved in the same working numbers and gets the same verdicts and patterns.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tabsdc.errors import InputError
+
+if TYPE_CHECKING:
+    from tabsdc.table import Table
+
+__all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "SCALED_COLUMNS"]
+
+#: Cell columns measured in the unit of the values (divided by the working unit).
+SCALED_COLUMNS = ("value", "weight", "lb", "ub", "lpl", "upl", "spl")
+
+#: Largest values that are solved as they are (the working unit is 1 inside this range).
+_NATURAL_RANGE = (1.0, 1e6)
+
+#: Relative tolerance with which a value may lie outside its bounds (float noise).
+_BOUND_TOLERANCE = 1e-9
+
+
+def magnitude(values: np.ndarray) -> float:
+    """The largest finite absolute value (0.0 for an empty or all-zero array).
+
+    Examples
+    --------
+    >>> magnitude(np.array([3.0, -7.5, np.inf]))
+    7.5
+    """
+    values = np.asarray(values, dtype=float)
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else 0.0
+
+
+def working_unit(values: np.ndarray) -> float:
+    """The power of ten in which a table with these values is solved (see the module text).
+
+    Examples
+    --------
+    >>> working_unit(np.array([12.0, 250_000.0]))
+    1.0
+    >>> working_unit(np.array([3e-9, 6e-9]))
+    1e-12
+    >>> working_unit(np.array([4.2e9]))
+    1000000.0
+    """
+    largest = magnitude(values)
+    low, high = _NATURAL_RANGE
+    if largest == 0.0 or low <= largest <= high:
+        return 1.0
+    return 10.0 ** (math.floor(math.log10(largest)) - 3)
+
+
+def in_working_units(table: Table) -> tuple[Table, float]:
+    """The table with every value-measured column and ``b`` divided by its working unit.
+
+    Returns
+    -------
+    (Table, float)
+        The scaled table (the same object when the unit is 1) and the unit ``s``; a result
+        computed on it is multiplied by ``s`` to return to the table's units.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> cells = pd.DataFrame({"r": ["a", "b"], "value": [2e-9, 3e-9]})
+    >>> scaled, unit = in_working_units(Table.from_aggregated(cells, ["r"]))
+    >>> unit, scaled.values.round(6).tolist()
+    (1e-12, [5000.0, 2000.0, 3000.0])
+    """
+    unit = working_unit(table.values)
+    if unit == 1.0:
+        return table, unit
+    # dividing by 1e-12 is multiplying by the exactly representable 1e12
+    factor = round(1.0 / unit) if unit < 1.0 else 1.0 / unit
+    cells = table.cells.copy()
+    for column in SCALED_COLUMNS:
+        cells[column] = cells[column].to_numpy(float) * factor
+    return table.__class__(cells, table.A, table.b * factor, table.hierarchies), unit
+
+
+def validate_table(table: Table) -> None:
+    """Check a table before a method works on it; raise naming the first offending cell.
+
+    Checked: ``lb <= ub``, every value lies inside its a-priori bounds ``[lb, ub]`` (within
+    a relative 1e-9) and every relation holds (:meth:`tabsdc.Table.check_additivity`, relative to the
+    table's magnitude). Non-finite values and negative protection levels are rejected when
+    the table is built (:class:`tabsdc.Table`).
+
+    Raises
+    ------
+    InputError
+        Crossed bounds or a value outside its bounds, naming the cell.
+    AdditivityError
+        A relation that does not hold, naming it with its cells and values.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> cells = pd.DataFrame({"r": ["Total", "a", "b"], "value": [17.0, 8.0, 8.0]})
+    >>> try:
+    ...     validate_table(Table.from_frame(cells, ["r"], tol=1.0))
+    ... except ValueError as error:
+    ...     print(error)
+    1 relation(s) do not hold; first: relation 0: r=Total (17) = r=a (8) + r=b (8) (residual -1)
+    """
+    cells = table.cells
+    values = cells["value"].to_numpy(float)
+    lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)
+    slack = _BOUND_TOLERANCE * np.maximum(np.abs(values), working_unit(values))
+    crossed = lb > ub
+    if crossed.any():
+        first = int(np.flatnonzero(crossed)[0])
+        raise InputError(f"{table.cell_labels([first])[0]} has a lower bound {lb[first]:.10g} "
+                         f"above its upper bound {ub[first]:.10g}")
+    outside = (values < lb - slack) | (values > ub + slack)
+    if outside.any():
+        first = int(np.flatnonzero(outside)[0])
+        raise InputError(
+            f"{table.cell_labels([first])[0]} has value {values[first]:.10g} outside its "
+            f"a-priori bounds [{lb[first]:.10g}, {ub[first]:.10g}]"
+        )
+    table.check_additivity()
