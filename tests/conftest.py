@@ -18,3 +18,7 @@ def shared_data() -> Path:
     if not path.is_dir():
         pytest.fail(f"shared data folder not found at {path}")
     return path
+
+#: Small input files of the tests, one folder per area; each folder's README.md names every
+#: file's source and licence. Tests read nothing outside the repository.
+DATA = Path(__file__).resolve().parent / "data"
