@@ -29,14 +29,13 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_suppression import grid_table  # noqa: E402
-from harness import measure, print_table  # noqa: E402
+from harness import measure, print_table, shared_data  # noqa: E402
 
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules  # noqa: E402
 from tabsdc.cta import adjust  # noqa: E402
 from tabsdc.datasets import load_business_survey  # noqa: E402
 from tabsdc.errors import InputError, SolverError  # noqa: E402
 
-CASTRO = Path(__file__).resolve().parents[2] / "shared" / "data" / "jj" / "castro"
 COPIES = {"TABLE4", "TABLE5", "TABLE6"}
 SIZES = (50, 100, 200, 500, 1000)
 #: Time limit (s) per grid size: the issue's goals for 100 and 1000, proportionate between.
@@ -73,8 +72,11 @@ def grids(sizes: list[int], methods: list[str]) -> None:
 
 
 def castro(limit: float) -> None:
+    folder = shared_data("jj", "castro")
+    if folder is None:
+        return
     rows = []
-    for path in sorted(CASTRO.glob("*.jj")):
+    for path in sorted(folder.glob("*.jj")):
         if path.stem in COPIES:
             continue
         table = Table.from_jj(path)

@@ -19,16 +19,18 @@ from time import perf_counter
 
 import pandas as pd
 
-from tabsdc import Table
-from tabsdc.suppression import suppress
+sys.path.insert(0, str(Path(__file__).parent))
+from harness import shared_data  # noqa: E402
 
-PEERS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "peers"
+from tabsdc import Table  # noqa: E402
+from tabsdc.suppression import suppress  # noqa: E402
+
 CASES = [("md1", "freq3"), ("md1", "p20"), ("md2", "freq3"), ("md2", "p20"),
          ("vig", "freq25"), ("syn100", "freq3")]
 
 
-def ours(table: str, rule: str, cost: str) -> dict:
-    problem = Table.from_jj(PEERS / "sdctable" / "inputs" / f"{table}__{rule}__problem.jj")
+def ours(folder: Path, table: str, rule: str, cost: str) -> dict:
+    problem = Table.from_jj(folder / "sdctable" / "inputs" / f"{table}__{rule}__problem.jj")
     start = perf_counter()
     result = suppress(problem, "optimal", cost, time_limit=300)
     seconds = perf_counter() - start
@@ -41,14 +43,17 @@ def ours(table: str, rule: str, cost: str) -> dict:
 
 
 def main(quick: bool) -> None:
-    summary = pd.read_csv(PEERS / "summary.csv")
+    folder = shared_data("peers")
+    if folder is None:
+        return
+    summary = pd.read_csv(folder / "summary.csv")
     rows = []
     for table, rule in CASES:
         if quick and table in ("syn100", "vig"):
             continue
         peers = summary[(summary["table"] == table) & (summary["rule"] == rule)]
         for cost in ("value", "count"):
-            rows.append(ours(table, rule, cost))
+            rows.append(ours(folder, table, rule, cost))
         for peer in peers.itertuples():
             rows.append({"tool": peer.tool, "version": peer.version, "table": table,
                          "rule": rule, "method": peer.method if peer.status == "ok"

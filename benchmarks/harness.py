@@ -11,11 +11,27 @@ import time
 import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["Measurement", "measure", "print_table"]
+__all__ = ["Measurement", "measure", "print_table", "SHARED_DATA", "shared_data"]
+
+#: The shared data folder beside the repository (``../shared/data``): peers' outputs and the
+#: larger benchmark instances. Only benchmarks read it; tests and examples never do.
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def shared_data(*parts: str) -> Path | None:
+    """``SHARED_DATA / parts`` if it exists; otherwise print one line saying what is missing
+    and return None, so that the benchmark leaves that part out."""
+    path = SHARED_DATA.joinpath(*parts)
+    if path.exists():
+        return path
+    print(f"skipped: {path} not found (benchmark inputs from the shared data folder beside "
+          f"the repository)", flush=True)
+    return None
 
 
 @dataclass

@@ -4,7 +4,7 @@ An office that receives a protected table, or wants to check a pattern made by a
 by hand, needs the interval attack: for every hidden cell, the smallest and largest value
 consistent with the published cells and the table's additivity. This script reads the problem
 sdcTable wrote as a JJ file (its statuses, a-priori bounds and protection levels), applies each
-pattern sdcTable returned (``*__finalData.csv`` in ``shared/data/peers/sdctable``), and audits
+pattern sdcTable returned (``*__finalData.csv``, in ``examples/data/sdctable``), and audits
 it: LP and integer intervals, protection verdicts, exact disclosures, and the p/q-interval
 attack that asks what would be revealed if the exact intervals were published.
 
@@ -26,7 +26,8 @@ from sdcreport import Report, Section
 from tabsdc import Table
 from tabsdc.audit import audit
 
-PEERS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "peers"
+#: sdcTable 0.34.0's and 0.32.6's problems and patterns (examples/data/sdctable/README.md).
+PEERS = Path(__file__).resolve().parent / "data"
 PROBLEMS = [("md1", "freq3"), ("md1", "p20"), ("md2", "freq3"), ("md2", "p20"),
             ("vig", "freq25")]
 
@@ -57,7 +58,8 @@ def audit_pattern(problem: Table, statuses: pd.Series, integer: bool):
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--peers", type=Path, default=PEERS,
-                        help="folder with the peers' results (default: shared/data/peers)")
+                        help="folder holding sdctable/inputs and sdctable/v*/ "
+                        "(default: examples/data)")
     parser.add_argument("--quick", action="store_true", help="md1 only, LP bounds only")
     parser.add_argument("--out", type=Path, default=Path("audit-report.html"))
     args = parser.parse_args(argv)

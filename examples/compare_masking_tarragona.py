@@ -69,8 +69,9 @@ def main(argv: list[str] | None = None) -> None:
     comparison = Section("Masking methods side by side").add_text(
         "One row per masked file. Information loss: IL1s and MAE are unbounded; brMAE and brMSE "
         "(bounded rank measures, Chaibub Neto) lie in [0, 1]; PIL is in percent. Risk: DBRL = "
-        "share of records re-identified by distance-based record linkage; SDID / RID = share "
-        "of records inside SD-based / rank-based intervals around the masked values."
+        "share of records re-identified by distance-based record linkage; SDID = share of "
+        "records whose every original value lies in its SD-based interval around the masked "
+        "value (sdcMicro's dRisk); RID = share of values inside rank-based intervals."
     ).add_table(results.round(4)).add_figure(
         ru_map(results.rename(columns={"brMAE": "loss", "DBRL": "risk"})),
         "R-U map: record-linkage risk against brMAE, one curve per method")

@@ -21,6 +21,7 @@ __all__ = [
     "frame_pair",
     "generator",
     "check_choice",
+    "shown",
 ]
 
 Seed = int | np.random.Generator | None
@@ -71,10 +72,28 @@ def generator(seed: Seed) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+def shown(value: Any) -> str:
+    """``repr`` of a value for an error message, numpy scalars shown as plain Python values
+    (also inside a list or tuple), so that a message says ``nan``, not ``np.float64(nan)``.
+
+    Examples
+    --------
+    >>> shown(np.float64("nan")), shown([np.int64(3), 0.5]), shown("a")
+    ('nan', '[3, 0.5]', "'a'")
+    """
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    if isinstance(value, list | tuple):
+        inner = ", ".join(shown(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' * (len(value) == 1)})"
+    return repr(value)
+
+
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
     """Raise :class:`DataError` unless ``value`` is one of ``allowed``."""
     if value not in allowed:
-        raise DataError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+        raise DataError(f"{name} must be one of {', '.join(map(shown, allowed))}; "
+                        f"got {shown(value)}")
 
 
 def _frame(data: Any, role: str) -> pd.DataFrame:
@@ -94,7 +113,7 @@ def _checked(values: np.ndarray, role: str, columns: list[str], index: pd.Index)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise DataError(f"{role} column {columns[j]!r} has a missing or infinite value in "
-                        f"record {index[i]!r}")
+                        f"record {shown(index[i])}")
     return values
 
 

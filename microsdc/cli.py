@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from microsdc.errors import DataError, MicroSDCError
@@ -174,13 +175,23 @@ def _run_study(args: argparse.Namespace) -> int:
 
 # -- input and output --------------------------------------------------------------------------
 def _read_csv(path: Path) -> pd.DataFrame:
-    """The file's cells as text (so that columns that are not masked are copied verbatim)."""
+    """The file's cells as text (so that columns that are not masked are copied verbatim),
+    indexed by the line of the file each record starts on (the header is line 1). Blank
+    lines are not records."""
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
+        text = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False)
     except FileNotFoundError:
         raise DataError(f"file not found: {path}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise DataError(f"cannot read {path} as CSV: {error}") from None
+    breaks = sum((text[c].str.count("\n").to_numpy() for c in text.columns),
+                 np.zeros(len(text), dtype=int))  # line breaks inside quoted cells
+    first_line = 2 + np.arange(len(text)) + np.concatenate([[0], np.cumsum(breaks)[:-1]])
+    text.index = pd.Index(first_line, name="line")
+    text = text[~(text == "").all(axis=1)]
+    if text.empty:
+        raise DataError(f"{path} has no records (only a header)")
+    return text
 
 
 def _known(frame: pd.DataFrame, columns: Sequence[str], source: Any) -> list[str]:
@@ -193,20 +204,23 @@ def _known(frame: pd.DataFrame, columns: Sequence[str], source: Any) -> list[str
 
 
 def _numeric(text: pd.DataFrame, columns: Sequence[str], path: Path) -> pd.DataFrame:
-    """The chosen columns as numbers; names the column and file line of any bad cell."""
+    """The chosen columns as finite numbers; names the column and the file line of the first
+    bad cell."""
     out = {}
     for column in _known(text, columns, path):
         cells = text[column].str.strip()
-        values = pd.to_numeric(cells, errors="coerce")
+        values = pd.to_numeric(cells, errors="coerce").astype(float)
         missing = cells.isin(_MISSING)
         bad = values.isna() & ~missing
-        for problem, where in (("is not numeric", bad), ("has a missing value", missing)):
+        infinite = np.isinf(values)
+        for problem, where in (("is not numeric", bad), ("has a missing value", missing),
+                               ("has an infinite value", infinite)):
             if where.any():
                 row = int(where.to_numpy().argmax())
                 hint = "; choose columns with --vars" if problem == "is not numeric" else ""
                 raise DataError(f"column {column!r} of {path} {problem} "
-                                f"({text[column].iloc[row]!r} on line {row + 2}){hint}")
-        out[column] = values.astype(float)
+                                f"({text[column].iloc[row]!r} on line {text.index[row]}){hint}")
+        out[column] = values
     return pd.DataFrame(out, index=text.index)
 
 

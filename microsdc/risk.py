@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
-from microsdc._data import NumericPair, Seed, generator, numeric_pair
+from microsdc._data import NumericPair, Seed, generator, numeric_pair, shown
 from microsdc.errors import DataError
 from sdcreport import Section
 
@@ -114,12 +114,16 @@ def sd_interval_disclosure(X: Any, X_masked: Any, k: float = 0.05) -> float:
 
     Notes
     -----
-    Mateo-Sanz, Sebe and Domingo-Ferrer (2004), Sect. 3 (SDID), exactly as sdcMicro's
-    ``dRisk(x, xm, k)``: with :math:`s'_j` the sample standard deviation of masked column j,
-    record i is at risk when its original values lie in the intervals
-    :math:`[x'_{ij} - k s'_j,\\; x'_{ij} + k s'_j]` for all but at most one of the p
-    variables (sdcMicro counts rows with 0 or 1 value outside). The measure is the share of
-    records at risk. (With p = 1 every record is at risk, as in sdcMicro.)
+    Mateo-Sanz, Sebe and Domingo-Ferrer (2004), Sect. 3 (SDID), as sdcMicro 5.8.1's
+    ``dRisk(x, xm, k)``. With :math:`s'_j` the sample standard deviation (n - 1 in the
+    denominator) of masked column j, record i is at risk when every one of its original
+    values lies in its interval:
+
+    .. math:: x'_{ij} - k s'_j \\le x_{ij} \\le x'_{ij} + k s'_j
+              \\quad\\text{for all } j = 1, \\dots, p
+
+    (bounds included). SDID is the share of records at risk. sdcMicro releases before 5.6.0
+    also counted a record with one value outside its interval; that rule is not used.
 
     References
     ----------
@@ -134,6 +138,11 @@ def sd_interval_disclosure(X: Any, X_masked: Any, k: float = 0.05) -> float:
     1.0
     >>> sd_interval_disclosure(X, X[::-1])
     0.0
+
+    One value outside its interval is enough to leave a record out:
+
+    >>> sd_interval_disclosure(X, X + [[0.0, 0, 0], [0, 0, 100], [0, 0, 0], [0, 0, 0]])
+    0.75
     """
     k = _nonnegative("k", k)
     data = numeric_pair(X, X_masked, min_records=2)
@@ -227,7 +236,8 @@ class RiskReport:
         """One row per measure: value and meaning."""
         meanings = {
             "DBRL": "records linked to their own masked record (ties shared)",
-            "SDID": f"records inside SD intervals (k = {self.k:g}, sdcMicro dRisk)",
+            "SDID": f"records with every value inside its SD interval (k = {self.k:g}, "
+                    "sdcMicro dRisk)",
             "SDID_avg": "SDID averaged over k = 1 %, ..., 10 %",
             "RID": "values inside rank intervals, averaged over p = 1 %, ..., 10 %",
         }
@@ -304,7 +314,7 @@ def disclosure_risk(X: Any, X_masked: Any, *, seed: Seed = None, k: float = 0.05
 def _nonnegative(name: str, value: Any) -> float:
     ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
     if not ok or not np.isfinite(value) or value < 0:
-        raise DataError(f"{name} must be a finite number >= 0; got {value!r}")
+        raise DataError(f"{name} must be a finite number >= 0; got {shown(value)}")
     return float(value)
 
 
@@ -313,7 +323,7 @@ def _sample_rows(n: int, sample: int | None, seed: Seed) -> np.ndarray:
         return np.arange(n)
     if isinstance(sample, bool) or not isinstance(sample, int | np.integer) or \
             not 1 <= sample <= n:
-        raise DataError(f"sample must be a whole number in [1, {n}]; got {sample!r}")
+        raise DataError(f"sample must be a whole number in [1, {n}]; got {shown(sample)}")
     return np.sort(generator(seed).choice(n, size=int(sample), replace=False))
 
 
@@ -333,12 +343,13 @@ def _linkage_scores(data: NumericPair, rows: np.ndarray, rtol: float) -> np.ndar
 
 
 def _sdid(data: NumericPair, ks: np.ndarray) -> np.ndarray:
-    """sdcMicro dRisk at each half-width in ``ks``."""
+    """sdcMicro dRisk at each half-width in ``ks``: share of records with every original value
+    inside its interval (bounds computed as sdcMicro does, ``x' - k s'`` and ``x' + k s'``)."""
     sd = data.xm.std(axis=0, ddof=1)
     out = np.empty(ks.size)
     for i, k in enumerate(ks):  # loop over the (few) widths
-        outside = (data.x < data.xm - k * sd) | (data.x > data.xm + k * sd)
-        out[i] = np.mean(outside.sum(axis=1) <= 1)
+        inside = (data.x >= data.xm - k * sd) & (data.x <= data.xm + k * sd)
+        out[i] = np.mean(inside.all(axis=1))
     return out
 
 

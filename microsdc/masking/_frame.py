@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._data import numeric_matrix
+from microsdc._data import numeric_matrix, shown
 from microsdc.errors import DataError
 
 __all__ = ["input_values", "same_type", "check_number"]
@@ -47,5 +47,5 @@ def check_number(name: str, value: Any, *, low: float, high: float = np.inf,
     if not ok or not (low <= value <= high):
         kind = "a whole number" if integer else "a number"
         bounds = f">= {low:g}" if high == np.inf else f"in [{low:g}, {high:g}]"
-        raise DataError(f"{name} must be {kind} {bounds}; got {value!r}")
+        raise DataError(f"{name} must be {kind} {bounds}; got {shown(value)}")
     return int(value) if integer else float(value)

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from microsdc._data import Seed, check_choice, frame_pair, generator
+from microsdc._data import Seed, check_choice, frame_pair, generator, shown
 from microsdc.errors import DataError
 
 if TYPE_CHECKING:
@@ -67,7 +67,8 @@ def ci_overlap(interval: Sequence[float], other: Sequence[float]) -> float:
     """
     (low, high), (low2, high2) = map(tuple, (interval, other))
     if not (low <= high and low2 <= high2):
-        raise DataError(f"intervals must be (lower, upper); got {interval!r} and {other!r}")
+        raise DataError(f"intervals must be (lower, upper); got {shown((low, high))} and "
+                        f"{shown((low2, high2))}")
     start, end = max(low, low2), min(high, high2)
     if start > end:
         return 0.0

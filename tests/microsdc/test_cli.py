@@ -13,6 +13,8 @@ from microsdc.masking import mdav, rank_swap
 from microsdc.risk import disclosure_risk
 from microsdc.utility import information_loss
 
+from .conftest import MICRODATA
+
 NUMERIC = ["PAID.UP.CAPITAL", "SHORT.TERM.DEBT", "SALES"]
 
 
@@ -49,6 +51,22 @@ def test_mask_then_compare_equals_the_library(original_csv, tmp_path, capsys):
     page = out_html.read_text()
     assert "Information loss" in page and "Disclosure risk" in page and "<img" in page
     assert "DBRL" in capsys.readouterr().out
+
+
+def test_compare_reproduces_sdcmicro_on_its_own_output(tmp_path, capsys):
+    # sdcMicro 5.8.1 on (Tarragona, its MDAV k = 3 output): dRisk 0.0455635491606715,
+    # dUtility IL1s 1092.09648606563 (a sum over the 834 x 13 cells), eigen
+    # 4.23229386541742 (tests/data/microsdc/README.md)
+    original = tmp_path / "Tarragona.csv"
+    load_tarragona().to_csv(original, index=False)
+    out = tmp_path / "c.json"
+    assert main(["compare", str(original), str(MICRODATA / "Tarragona__mdav_k3.csv"),
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["risk"]["SDID"] == pytest.approx(0.0455635491606715, abs=1e-12)
+    assert result["IL1s"] * 834 * 13 == pytest.approx(1092.09648606563, rel=1e-12)
+    assert result["eigen"] == pytest.approx(4.23229386541742, rel=1e-12)
+    assert "SDID      0.0456" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("method, option", [
@@ -101,11 +119,23 @@ def test_study_on_a_csv(tmp_path, capsys):
      "column 'b' of {holes} has a missing value"),
     (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "--out", "{dir}/no/o.csv"],
      "Cannot save file into a non-existent directory"),
+    # the line of the file: blank lines and line breaks inside quotes counted
+    (["mask", "{infinite}", "--method", "noise", "--vars", "b", "--out", "{dir}/o.csv"],
+     "column 'b' of {infinite} has an infinite value ('-inf' on line 5)"),
+    (["compare", "{infinite}", "{infinite}", "--vars", "a", "--json", "{dir}/c.json"],
+     "column 'a' of {infinite} is not numeric ('x' on line 6)"),
+    (["mask", "{header}", "--method", "mdav", "--out", "{dir}/o.csv"],
+     "{header} has no records (only a header)"),
 ])
 def test_user_errors_exit_2_without_traceback(original_csv, tmp_path, capsys, argv, message):
     holes = tmp_path / "holes.csv"
     holes.write_text("a,b\n1,2\n3,NA\n5,6\n")
-    names = {"dir": tmp_path, "orig": original_csv, "holes": holes}
+    infinite = tmp_path / "infinite.csv"
+    infinite.write_text('a,b,note\n1,2,"two\nlines"\n\n3,-inf,c\nx,5,d\n')
+    header = tmp_path / "header.csv"
+    header.write_text("a,b\n\n")
+    names = {"dir": tmp_path, "orig": original_csv, "holes": holes, "infinite": infinite,
+             "header": header}
     assert main([a.format(**names) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message.format(**names) in err and "Traceback" not in err

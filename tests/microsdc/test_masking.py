@@ -7,26 +7,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from microsdc.datasets import load_tarragona
 from microsdc.errors import DataError, MicroSDCError
 from microsdc.masking import additive_noise, correlated_noise, mdav, mdav_groups, rank_swap
 
 
-@pytest.fixture(scope="module")
-def testdata(shared_data):
-    return pd.read_csv(shared_data / "microdata" / "testdata.csv")
-
-
-@pytest.fixture(scope="module")
-def micro_data(shared_data):
-    return pd.read_csv(shared_data / "microdata" / "microData.csv").drop(columns="rowname")
-
-
 # -- MDAV: sdcMicro's published outputs --------------------------------------------------------
-def test_mdav_reproduces_sdcmicro_testdata_example(testdata):
+def test_mdav_reproduces_sdcmicro_testdata_example(testdata_100):
     # sdcMicro: microaggregation(testdata[1:100, c('expend','income','savings')],
     #                            method='mdav', aggr=4); summary(m2) quantiles of mx.
-    x = testdata.loc[:99, ["expend", "income", "savings"]]
-    masked = mdav(x, k=4)
+    masked = mdav(testdata_100, k=4)
     quantiles = masked.quantile([0, 0.25, 0.5, 0.75, 1.0]).round().astype("int64")
     assert quantiles["expend"].tolist() == [14471827, 22752145, 42916487, 71888065, 91918606]
     assert quantiles["income"].tolist() == [4482460, 24675000, 46850000, 65000000, 93725000]
@@ -131,8 +121,8 @@ def test_mdav_matches_literal_transcription_on_tied_integer_data(n, p, k, seed):
 
 
 @pytest.mark.parametrize("k", [3, 4])
-def test_mdav_matches_literal_transcription_on_tarragona(shared_data, k):
-    x = pd.read_csv(shared_data / "microdata" / "Tarragona.csv").to_numpy(float)[:150, 4:8]
+def test_mdav_matches_literal_transcription_on_tarragona(k):
+    x = load_tarragona().to_numpy(float)[:150, 4:8]
     np.testing.assert_array_equal(mdav(x, k=k), literal_mdav(x, k))
 
 

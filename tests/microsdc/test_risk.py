@@ -1,5 +1,8 @@
-"""Disclosure risk: sdcMicro's published dRisk, hand-worked examples, a brute-force record
+"""Disclosure risk: sdcMicro's published dRisk, dRisk written out record by record on masked
+files where sdcMicro's old and new rules differ, hand-worked examples, a brute-force record
 linkage, and properties (bounds, identity)."""
+
+import statistics
 
 import numpy as np
 import pandas as pd
@@ -7,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from microsdc.datasets import load_tarragona
 from microsdc.errors import DataError
 from microsdc.masking import additive_noise, mdav, rank_swap
 from microsdc.risk import (
@@ -18,14 +22,66 @@ from microsdc.risk import (
 )
 from sdcreport import Section
 
+from .conftest import MICRODATA
 
-def test_sdid_reproduces_sdcmicro_drisk_on_testdata(shared_data):
-    # sdcMicro: dRisk of microaggregation(testdata[1:100, c('expend','income','savings')],
-    # method='mdav', aggr=4) with the default k = 0.05 is 0.
-    data = pd.read_csv(shared_data / "microdata" / "testdata.csv")
-    x = data.loc[:99, ["expend", "income", "savings"]]
-    assert sd_interval_disclosure(x, mdav(x, k=4)) == 0.0
-    assert disclosure_risk(x, mdav(x, k=4)).sdid == 0.0
+
+def drisk_by_definition(x, xm, k=0.05):
+    """sdcMicro 5.8.1's dRisk written out record by record: the share of records whose every
+    original value lies in [x'_ij - k s'_j, x'_ij + k s'_j], s'_j the sample sd of masked
+    column j (exact arithmetic of ``statistics.stdev``)."""
+    x, xm = np.asarray(x, float).tolist(), np.asarray(xm, float).tolist()
+    sds = [statistics.stdev(column) for column in zip(*xm, strict=True)]
+    at_risk = 0
+    for row, masked in zip(x, xm, strict=True):
+        at_risk += all(m - k * s <= v <= m + k * s
+                       for v, m, s in zip(row, masked, sds, strict=True))
+    return at_risk / len(x)
+
+
+def drisk_before_sdcmicro_5_6(x, xm, k=0.05):
+    """The rule sdcMicro used before 5.6.0: at most one value outside its interval."""
+    x, xm = np.asarray(x, float), np.asarray(xm, float)
+    sd = xm.std(axis=0, ddof=1)
+    outside = (x < xm - k * sd) | (x > xm + k * sd)
+    return np.mean(outside.sum(axis=1) <= 1)
+
+
+def test_sdid_reproduces_sdcmicro_drisk_on_tarragona_mdav():
+    # sdcMicro 5.8.1: dRisk(Tarragona, microaggregation(Tarragona, method = "mdav",
+    # aggr = 3)$mx, k = 0.05) = 0.0455635491606715 (tests/data/microsdc/README.md).
+    x = load_tarragona()
+    masked = pd.read_csv(MICRODATA / "Tarragona__mdav_k3.csv")
+    assert sd_interval_disclosure(x, masked) == pytest.approx(0.0455635491606715, abs=1e-12)
+    assert disclosure_risk(x, masked).sdid == pytest.approx(0.0455635491606715, abs=1e-12)
+    assert drisk_before_sdcmicro_5_6(x, masked) == pytest.approx(0.1067146, abs=1e-7)
+    # our MDAV writes the same file
+    np.testing.assert_array_equal(mdav(x, k=3).to_numpy(), masked.to_numpy())
+
+
+MASKS = {
+    "mdav k=3": lambda x: mdav(x, k=3),
+    "mdav k=5": lambda x: mdav(x, k=5),
+    "noise 2 %": lambda x: additive_noise(x, 2, seed=1),
+    "noise 5 %": lambda x: additive_noise(x, 5, seed=1),
+    "rank swap 5 %": lambda x: rank_swap(x, 5, seed=1),
+    "rank swap 15 %": lambda x: rank_swap(x, 15, seed=1),
+}
+
+
+@pytest.mark.parametrize("data", ["Tarragona", "testdata"])
+@pytest.mark.parametrize("method", sorted(MASKS))
+def test_sdid_equals_drisk_written_out(data, method, testdata_100):
+    x = load_tarragona() if data == "Tarragona" else testdata_100
+    masked = MASKS[method](x)
+    expected = drisk_by_definition(x, masked)
+    # every file tells sdcMicro's old and new rules apart
+    assert expected != drisk_before_sdcmicro_5_6(x, masked)
+    assert sd_interval_disclosure(x, masked) == pytest.approx(expected, abs=1e-12)
+    report = disclosure_risk(x, masked)
+    assert report.sdid == pytest.approx(expected, abs=1e-12)
+    by_width = [drisk_by_definition(x, masked, k=w / 100) for w in range(1, 11)]
+    np.testing.assert_allclose(report.by_width["SDID"], by_width, rtol=0, atol=1e-12)
+    assert report.sdid_avg == pytest.approx(np.mean(by_width), abs=1e-12)
 
 
 def test_sdid_worked_example():
@@ -33,11 +89,21 @@ def test_sdid_worked_example():
     # half-widths 0.57735 and 0.2.
     x = np.array([[0.5, 0.1], [0.7, 0.1], [10.0, 0.5], [10.0, 4.0]])
     xm = np.array([[0.0, 0.0], [0.0, 0.0], [10.0, 0.0], [10.0, 4.0]])
-    # record 1: both inside; 2: a outside only (one outside is still at risk, as in
-    # sdcMicro); 3: b outside only; 4: both inside -> 4/4. With k = 0.01: a's half-width
-    # 0.0577 puts records 1 and 2 outside on a, b's 0.02 puts them outside on b -> 2/4.
-    assert sd_interval_disclosure(x, xm, k=0.1) == 1.0
-    assert sd_interval_disclosure(x, xm, k=0.01) == 0.5
+    # record 1: both inside; 2: a outside (0.7 > 0.577); 3: b outside (0.5 > 0.2); 4: both
+    # inside -> 2/4. With k = 0.01 (half-widths 0.0577 and 0.02) only record 4 stays: 1/4.
+    assert sd_interval_disclosure(x, xm, k=0.1) == 0.5
+    assert sd_interval_disclosure(x, xm, k=0.01) == 0.25
+    # bounds are inclusive: an original value exactly on x' + k s' is inside
+    x_edge = np.array([[1.0], [2.0], [3.0]])
+    xm_edge = np.array([[0.0], [2.0], [4.0]])  # s' = 2, k = 0.5: half-width exactly 1
+    assert sd_interval_disclosure(x_edge, xm_edge, k=0.5) == 1.0
+    assert sd_interval_disclosure(x_edge, xm_edge, k=0.49) == 1 / 3
+
+
+def test_sdid_is_zero_on_sdcmicro_testdata_mdav(testdata_100):
+    # sdcMicro: dRisk of microaggregation(testdata[1:100, c('expend','income','savings')],
+    # method='mdav', aggr=4) with the default k = 0.05 is 0.
+    assert sd_interval_disclosure(testdata_100, mdav(testdata_100, k=4)) == 0.0
 
 
 def test_rid_worked_example():
@@ -144,5 +210,11 @@ def test_input_errors_name_the_problem():
         sd_interval_disclosure(x, x.assign(b=[1.0, np.nan, 2]))
     with pytest.raises(DataError, match="k must be a finite number >= 0"):
         disclosure_risk(x, x, k=-0.1)
+    with pytest.raises(DataError, match=r"k must be a finite number >= 0; got nan$"):
+        sd_interval_disclosure(x, x, k=np.float64("nan"))
+    labelled = x.set_axis(pd.Index([10, 20, 30]))
+    with pytest.raises(DataError, match=r"original column 'a' has a missing or infinite value "
+                                        r"in record 20$"):
+        record_linkage(labelled.assign(a=[1.0, np.inf, 2]), labelled)
     # columns are matched by name, not position
     assert disclosure_risk(x, x[["b", "a"]]).to_dict()["DBRL"] == 1.0

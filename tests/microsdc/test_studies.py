@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from microsdc.datasets import load_tarragona
 from microsdc.errors import DataError
+from microsdc.masking import mdav
 from microsdc.studies import (
     AVAILABLE_MEASURES,
     MEASURES,
@@ -23,8 +25,8 @@ GRID = {"mdav": (1, 3, 10), "noise": (5.0, 50.0, 200.0), "rank_swap": (1.0, 10.0
 
 
 @pytest.fixture(scope="module")
-def data(shared_data):
-    return pd.read_csv(shared_data / "microdata" / "Tarragona.csv").iloc[:150, 4:9]
+def data():
+    return load_tarragona().iloc[:150, 4:9]
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +96,12 @@ def test_other_measures_and_risk(data):
                        risk=True)
     assert {"DBRL", "SDID", "RID"} <= set(result.risk_measures)
     assert set(result.values.columns) >= {"PIL", "PIL(r)", "eigen", "DBRL"}
+    for k in (2, 10):  # MDAV is deterministic: the study's SDID is sdcMicro's dRisk
+        row = result.values[(result.values["method"] == "mdav") & (result.values["parameter"] == k)]
+        x, xm = data.to_numpy(float), mdav(data, k=k).to_numpy()
+        sd = xm.std(axis=0, ddof=1)
+        inside = ((x >= xm - 0.05 * sd) & (x <= xm + 0.05 * sd)).all(axis=1)
+        assert row["SDID"].item() == pytest.approx(inside.mean(), abs=1e-12)
     html = Report("study").add(result.to_report()).to_html()
     assert "Risk-utility map" in html
     assert "Study on data" in result.summary() and len(result.to_frame()) == 8

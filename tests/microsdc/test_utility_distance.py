@@ -38,17 +38,15 @@ def test_il1s_by_hand():
     assert il1s(X, XM) == pytest.approx(expected / 6, rel=1e-12)
 
 
-def test_il1s_matches_sdcmicro_on_mdav_testdata(shared_data):
+def test_il1s_matches_sdcmicro_on_mdav_testdata(testdata_100):
     # sdcMicro: dUtility(x, mdav(x, k = 4), method = "IL1s") on testdata[1:100, ...]
-    data = pd.read_csv(shared_data / "microdata" / "testdata.csv")
-    x = data.loc[:99, ["expend", "income", "savings"]]
+    x = testdata_100
     assert il1s(x, mdav(x, k=4), reduce="sum") == pytest.approx(53.39995, abs=5e-6)
 
 
-def test_il1s_matches_sdcmicro_on_mdav_microdata(shared_data):
-    x = pd.read_csv(shared_data / "microdata" / "microData.csv")[["one", "two", "three",
-                                                                   "four", "five"]]
-    assert il1s(x, mdav(x, k=3), reduce="sum") == pytest.approx(22.84007, abs=5e-6)
+def test_il1s_matches_sdcmicro_on_mdav_microdata(micro_data):
+    masked = mdav(micro_data, k=3)
+    assert il1s(micro_data, masked, reduce="sum") == pytest.approx(22.84007, abs=5e-6)
 
 
 def test_dataframe_columns_are_matched_by_name_and_inputs_untouched():

@@ -3,7 +3,6 @@
 from itertools import combinations
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
@@ -12,17 +11,14 @@ from microsdc.masking import mdav
 from microsdc.utility import eigen_discrepancy, eigenvalues, mcd
 
 
-def test_eigen_matches_sdcmicro_on_mdav_testdata(shared_data):
+def test_eigen_matches_sdcmicro_on_mdav_testdata(testdata_100):
     # sdcMicro: dUtility(x, mdav(x, k = 4), method = "eigen") on testdata[1:100, ...]
-    data = pd.read_csv(shared_data / "microdata" / "testdata.csv")
-    x = data.loc[:99, ["expend", "income", "savings"]]
+    x = testdata_100
     assert eigen_discrepancy(x, mdav(x, k=4)) == pytest.approx(0.0596172, abs=5e-8)
 
 
-def test_eigen_matches_sdcmicro_on_mdav_microdata(shared_data):
-    x = pd.read_csv(shared_data / "microdata" / "microData.csv")[["one", "two", "three",
-                                                                   "four", "five"]]
-    assert eigen_discrepancy(x, mdav(x, k=3)) == pytest.approx(3.11481, abs=5e-6)
+def test_eigen_matches_sdcmicro_on_mdav_microdata(micro_data):
+    assert eigen_discrepancy(micro_data, mdav(micro_data, k=3)) == pytest.approx(3.11481, abs=5e-6)
 
 
 def test_eigen_by_hand():

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc.datasets import load_tarragona
 from microsdc.errors import DataError
 from microsdc.masking import additive_noise, mdav
 from microsdc.utility import (
@@ -25,8 +26,8 @@ from sdcreport import Report
 
 
 @pytest.fixture(scope="module")
-def tarragona(shared_data):
-    return pd.read_csv(shared_data / "microdata" / "Tarragona.csv").iloc[:300, 4:9]
+def tarragona():
+    return load_tarragona().iloc[:300, 4:9]
 
 
 def test_agrees_with_every_single_measure(tarragona):

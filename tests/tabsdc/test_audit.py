@@ -11,6 +11,8 @@ from scipy.optimize import linprog
 from tabsdc import Table
 from tabsdc.audit import audit, cycle_pq_attack, pq_interval_attack
 
+from ..conftest import DATA
+
 
 def two_way(values: list[list[float]], hidden: dict[tuple[int, int], str],
             levels: dict[tuple[int, int], float] | None = None) -> Table:
@@ -36,8 +38,8 @@ def intervals(result) -> dict:
 CYCLE = {(1, 1): "u", (1, 2): "m", (2, 1): "m", (2, 2): "m"}
 
 
-def test_tau_argus_manual_example(shared_data):
-    table = Table.from_jj(shared_data / "jj" / "examples" / "taumanual_audit_example.jj")
+def test_tau_argus_manual_example():
+    table = Table.from_jj(DATA / "jj" / "examples" / "taumanual_audit_example.jj")
     result = audit(table)
     assert intervals(result) == {4: (3, 6), 5: (1, 4), 7: (0, 3), 8: (0, 3)}
     assert result.protected

@@ -5,6 +5,8 @@ import pytest
 
 from tabsdc.cli import main
 
+from ..conftest import DATA
+
 
 @pytest.fixture()
 def microdata_csv(tmp_path):
@@ -65,10 +67,10 @@ def test_demo_writes_html(tmp_path):
     assert "Complementary suppression (heuristic)" in html and "Audit: interval attack" in html
 
 
-def test_audit_command_json(shared_data, tmp_path, capsys):
+def test_audit_command_json(tmp_path, capsys):
     out = tmp_path / "audit.json"
     html = tmp_path / "audit.html"
-    jj = shared_data / "jj" / "examples" / "taumanual_audit_example.jj"
+    jj = DATA / "jj" / "examples" / "taumanual_audit_example.jj"
     assert main(["audit", str(jj), "--json", str(out), "--html", str(html)]) == 0
     data = json.loads(out.read_text())
     assert data["protected"] is True
@@ -116,8 +118,8 @@ def test_protect_writes_a_publishable_file_without_statuses(microdata_csv, tmp_p
     assert (published.to_numpy() == "-").sum() == len(suppressed)
 
 
-def test_adjusted_and_rounded_tables_publish_every_cell(shared_data, tmp_path):
-    jj = shared_data / "jj" / "castro" / "TARGUS.jj"
+def test_adjusted_and_rounded_tables_publish_every_cell(tmp_path):
+    jj = DATA / "jj" / "castro" / "TARGUS.jj"
     for command in (["adjust", str(jj), "--method", "milp"],
                     ["round", str(jj), "--base", "10", "--method", "controlled", "--no-audit"]):
         pub = tmp_path / f"{command[0]}.csv"

@@ -17,7 +17,7 @@ from tabsdc import Hierarchy, InputError, Table
 from tabsdc.cta import adjust, adjust_multivariate, verify_adjustment
 from tabsdc.cta.problem import build_problem
 
-from ..conftest import SHARED
+from ..conftest import DATA
 
 # -- tables -----------------------------------------------------------------------------------
 
@@ -242,7 +242,7 @@ def test_one_way_cells_are_protected_upward():
 
 
 def test_heuristic_on_castro_targus_certifies_its_gap():
-    table = Table.from_jj(SHARED / "data" / "jj" / "castro" / "TARGUS.jj")
+    table = Table.from_jj(DATA / "jj" / "castro" / "TARGUS.jj")
     result = adjust(table, "heuristic", "inverse", time_limit=5, seed=0)
     exact = adjust(table, "milp", "inverse", time_limit=20)
     assert result.verification.passed and exact.verification.passed

@@ -11,7 +11,7 @@ from tabsdc import Table
 from tabsdc.cli_adjust import add_adjust_command, adjustment_demo_sections
 from tabsdc.errors import TabSDCError
 
-from ..conftest import SHARED
+from ..conftest import DATA
 from .test_cta import slide_table
 
 
@@ -66,7 +66,7 @@ def test_adjust_reports_user_errors(slide_jj, tmp_path):
 
 def test_adjust_on_a_castro_instance(tmp_path):
     out, js = tmp_path / "t.jj", tmp_path / "t.json"
-    status = run(["adjust", str(SHARED / "data" / "jj" / "castro" / "TARGUS.jj"),
+    status = run(["adjust", str(DATA / "jj" / "castro" / "TARGUS.jj"),
                   "--method", "heuristic", "--time-limit", "3", "--seed", "0",
                   "--out", str(out), "--json", str(js)])
     data = json.loads(js.read_text())
