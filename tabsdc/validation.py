@@ -106,9 +106,9 @@ def validate_table(table: Table) -> None:
     """Check a table before a method works on it; raise naming the first offending cell.
 
     Checked: ``lb <= ub``, every value lies inside its a-priori bounds ``[lb, ub]`` (within
-    a relative 1e-9) and every relation holds (:meth:`tabsdc.Table.check_additivity`, relative to the
-    table's magnitude). Non-finite values and negative protection levels are rejected when
-    the table is built (:class:`tabsdc.Table`).
+    a relative 1e-9) and every relation holds (:meth:`tabsdc.Table.check_additivity`,
+    relative to the table's magnitude). Non-finite values and negative protection levels
+    are rejected when the table is built (:class:`tabsdc.Table`).
 
     Raises
     ------
