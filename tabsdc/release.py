@@ -20,9 +20,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from tabsdc.audit.verify import HIDDEN_STATUSES
 from tabsdc.errors import InputError
-from tabsdc.table import Table
+from tabsdc.table import HIDDEN_STATUSES, Table
 
 __all__ = ["publishable_frame", "write_publishable"]
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from time import perf_counter
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -186,11 +187,18 @@ def pq_sensitivity(contributions: np.ndarray, p: float, q: float) -> float:
 class RulesResult:
     """Outcome of :func:`apply_rules`.
 
+    Keeps the result contract of :mod:`sdcreport.contract` (``status``, ``seconds``,
+    ``summary()``, ``to_frame()``, ``to_dict()``, ``to_report()``, ``original``, ``table``).
+
     Attributes
     ----------
+    original : Table
+        The table the rules were applied to.
     table : Table
         A new table: primary cells have status ``u`` and protection levels ``lpl``/``upl``;
         column ``rules`` lists the rules that flagged each cell.
+    seconds : float
+        Time taken.
     rules : tuple
         The rules applied.
     flags : DataFrame
@@ -201,16 +209,31 @@ class RulesResult:
         Cells flagged but kept at status ``z`` (must be published).
     """
 
+    original: Table
     table: Table
+    seconds: float
     rules: tuple[SensitivityRule, ...]
     flags: pd.DataFrame
     levels: pd.DataFrame
     conflicts: pd.Index = field(default_factory=lambda: pd.Index([]))
 
+    #: Rules always run to the end: the status says so (the contract's vocabulary).
+    status = "applied"
+
     @property
     def primary(self) -> np.ndarray:
         """Boolean mask of primary cells."""
         return (self.table.cells["status"] == "u").to_numpy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """``status``, ``seconds``, cell and primary counts, and how many cells each rule
+        flags (the CLI's JSON)."""
+        return {
+            "status": self.status, "seconds": self.seconds, "cells": self.table.n_cells,
+            "relations": self.table.n_relations, "primary_cells": int(self.primary.sum()),
+            "rules": {name: int(self.flags[name].sum()) for name in self.flags.columns},
+            "flagged_but_must_publish": [str(c) for c in self.conflicts],
+        }
 
     def summary(self) -> str:
         lines = [f"Sensitivity rules on {self.table.n_cells} cells "
@@ -296,6 +319,7 @@ def apply_rules(
         raise RuleError("no rule given")
     if lower_ratio < 0 or sliding < 0:
         raise RuleError("lower_ratio and sliding must be non-negative")
+    start = perf_counter()
     cells = table.cells
     flags, levels = {}, {}
     for rule in rules:
@@ -319,7 +343,9 @@ def apply_rules(
     new["spl"] = np.where(primary, sliding * upl, cells["spl"])
     new["rules"] = rule_names
     return RulesResult(
+        original=table,
         table=table.with_cells(new),
+        seconds=perf_counter() - start,
         rules=rules,
         flags=flags,
         levels=levels,

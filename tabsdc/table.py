@@ -25,11 +25,15 @@ if TYPE_CHECKING:
     from sdcreport import Section
     from tabsdc.rules import RulesResult, SensitivityRule
 
-__all__ = ["Table", "STATUS_CODES", "DEFAULT_TOLERANCE"]
+__all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
 
 #: Cell status letters (tau-ARGUS / JJ): safe, primary, secondary, must publish; and the
 #: sdcTable letters ``x`` (secondary) and ``w`` (never-published dummy) read from JJ files.
 STATUS_CODES = ("s", "u", "m", "z", "x", "w")
+
+#: Statuses of cells that are not published: primary (``u``), secondary (``m``, sdcTable's
+#: ``x``) and never-published dummies (``w``).
+HIDDEN_STATUSES = ("u", "m", "x", "w")
 
 #: Relative tolerance of additivity checks: |A x - b| <= tol * max(1, |largest term|).
 DEFAULT_TOLERANCE = 1e-9

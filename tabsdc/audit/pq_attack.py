@@ -29,6 +29,7 @@ attack reports nothing revealed unless midpoints happen to equal the values, whi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,8 +37,11 @@ import pandas as pd
 
 from tabsdc.audit.intervals import IntervalAttack
 from tabsdc.errors import InputError
+from tabsdc.table import HIDDEN_STATUSES
+from tabsdc.validation import working_unit
 
 if TYPE_CHECKING:
+    from sdcreport import Section
     from tabsdc.table import Table
 
 __all__ = ["pq_interval_attack", "PQAttackResult", "cycle_pq_attack"]
@@ -59,6 +63,11 @@ class PQAttackResult:
         q implied by each hidden cell with ``N_i > 0``.
     consistent : bool
         The estimates satisfy the relations and all cells imply the same q.
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract`; as a check, ``passed`` means
+    that the intervals reveal no hidden value.
     """
 
     estimates: pd.Series
@@ -66,6 +75,42 @@ class PQAttackResult:
     q: float | None
     q_per_cell: pd.Series
     consistent: bool
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        """No hidden value is revealed by publishing the intervals."""
+        return not bool(self.revealed.any())
+
+    @property
+    def status(self) -> str:
+        """``"nothing revealed"``, or ``"q and values revealed"`` / ``"values revealed"``."""
+        if self.passed:
+            return "nothing revealed"
+        return "q and values revealed" if self.q is not None else "values revealed"
+
+    def summary(self) -> str:
+        """The headline, the q recovered and the revealed cells (at most ten named)."""
+        lines = [self.headline(),
+                 f"  hidden cells: {len(self.revealed)}, revealed: {int(self.revealed.sum())}, "
+                 f"estimates consistent with one q: {'yes' if self.consistent else 'no'}"]
+        named = [str(c) for c in self.revealed.index[self.revealed][:10]]
+        if named:
+            lines.append("  revealed: " + ", ".join(named)
+                         + (" ..." if self.revealed.sum() > 10 else ""))
+        return "\n".join(lines)
+
+    def to_report(self) -> Section:
+        """A report section: the headline and the per-cell estimates."""
+        from sdcreport import Section
+
+        section = Section("p/q-interval attack on the published intervals")
+        section.add_text(self.headline())
+        section.add_metrics({"status": self.status, "q recovered": self.q,
+                             "revealed cells": int(self.revealed.sum()),
+                             "hidden cells": len(self.revealed)})
+        section.add_table(self.to_frame(), "Midpoint estimates", max_html_rows=1000)
+        return section
 
     def headline(self) -> str:
         n = int(self.revealed.sum())
@@ -80,7 +125,8 @@ class PQAttackResult:
                              "q_implied": self.q_per_cell})
 
     def to_dict(self) -> dict[str, Any]:
-        return {"q": self.q, "consistent": self.consistent,
+        return {"status": self.status, "seconds": self.seconds, "q": self.q,
+                "consistent": self.consistent,
                 "revealed_cells": [str(c) for c in self.revealed.index[self.revealed]],
                 "n_revealed": int(self.revealed.sum())}
 
@@ -111,8 +157,7 @@ def pq_interval_attack(
     -------
     PQAttackResult
     """
-    from tabsdc.audit.verify import HIDDEN_STATUSES
-
+    start = perf_counter()
     if hidden is None:
         hidden = table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
     cells = np.flatnonzero(hidden)
@@ -123,16 +168,18 @@ def pq_interval_attack(
     finite = np.isfinite(lower) & np.isfinite(upper)
     estimates = np.where(finite, (lower + upper) / 2, np.nan)
     truth = table.values[cells]
-    scale = tol * np.maximum(1.0, np.abs(truth))
+    unit = working_unit(table.values)  # tolerances relative to the table's magnitude
+    scale = tol * np.maximum(unit, np.abs(truth))
     revealed = finite & (np.abs(estimates - truth) <= scale)
 
     # N_i(a_hat): widest symmetric move of each cell, with the relations' homogeneous part
-    a_hat = np.where(finite, np.abs(estimates), 0.0)
+    # (solved in the table's working unit, as the audit is)
+    a_hat = np.where(finite, np.abs(estimates), 0.0) / unit
     zero_table = np.zeros(table.n_cells)
     lb, ub = zero_table.copy(), zero_table.copy()
     lb[cells], ub[cells] = -a_hat, a_hat
-    reach = IntervalAttack(table.A, np.zeros(table.n_relations), zero_table, hidden, lb,
-                           ub).intervals().upper
+    reach = unit * IntervalAttack(table.A, np.zeros(table.n_relations), zero_table, hidden, lb,
+                                  ub).intervals().upper
     width = upper - lower
     usable = finite & (reach > scale)
     q_cells = np.where(usable, width / np.where(usable, 2 * reach, 1.0), np.nan)
@@ -142,7 +189,7 @@ def pq_interval_attack(
         q_mid = float(np.median(q_cells[usable]))
         residual = table.A[:, cells] @ np.where(finite, estimates, 0.0) + \
             table.A[:, ~hidden] @ table.values[~hidden] - table.b
-        additive = np.all(np.abs(residual) <= tol * max(1.0, np.abs(table.values).max()))
+        additive = np.all(np.abs(residual) <= tol * max(unit, np.abs(table.values).max()))
         # q >= 1 means intervals as wide as non-negativity alone allows: nothing is implied
         consistent = bool(np.all(np.abs(q_cells[usable] - q_mid) <= tol * max(1.0, q_mid))
                           and additive and finite.all() and q_mid < 1 - tol)
@@ -153,6 +200,7 @@ def pq_interval_attack(
         q=q,
         q_per_cell=pd.Series(q_cells, index=index),
         consistent=consistent,
+        seconds=perf_counter() - start,
     )
 
 

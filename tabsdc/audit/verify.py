@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -18,6 +19,7 @@ import pandas as pd
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.errors import InputError
+from tabsdc.table import HIDDEN_STATUSES
 from tabsdc.validation import in_working_units, validate_table
 
 if TYPE_CHECKING:
@@ -28,8 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress"]
 
-#: Statuses of cells that are not published.
-HIDDEN_STATUSES = ("u", "m", "x", "w")
 
 
 def print_progress(done: int, total: int) -> None:
@@ -116,6 +116,7 @@ def audit(
     >>> result.to_frame().loc[[("1", "1")], ["lower", "upper", "protected"]].values.tolist()
     [[2.0, 15.0, True]]
     """
+    start = perf_counter()
     validate_table(table)
     if hidden is None:
         hidden = table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
@@ -136,25 +137,28 @@ def audit(
                                         np.floor(ub + 1e-9), integer=True, solver=solver,
                                         time_limit=time_limit).intervals(progress)
     frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol, unit)
-    result = AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
-                         prior=_describe_prior(prior, q), pq_attack=None)
+    pq_attack = None
     if release_intervals:
         from tabsdc.audit.pq_attack import pq_interval_attack
 
         used = integer_bounds or lp
-        result.pq_attack = pq_interval_attack(table, used.lower, used.upper, hidden=hidden,
-                                              tol=tol)
-    return result
+        pq_attack = pq_interval_attack(table, used.lower, used.upper, hidden=hidden, tol=tol)
+    return AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
+                       prior=_describe_prior(prior, q), pq_attack=pq_attack,
+                       seconds=perf_counter() - start)
 
 
-@dataclass
+@dataclass(frozen=True)
 class AuditResult:
     """Intervals and protection verdicts of every hidden cell.
+
+    Keeps the result contract of :mod:`sdcreport.contract`; as a check, ``passed`` (also
+    called ``protected``) is its verdict and ``status`` says it in words.
 
     Attributes
     ----------
     table : Table
-        The audited table.
+        The audited table (also ``original``: an audit changes nothing).
     frame : DataFrame
         One row per hidden cell (index: the table's cell index) with ``value``, ``status``,
         ``lower``, ``upper`` (the intervals the verdict uses), ``lpl``, ``upl``, ``spl``,
@@ -166,6 +170,8 @@ class AuditResult:
         The a-priori knowledge assumed.
     pq_attack : PQAttackResult or None
         The p/q-interval attack on the intervals, when they are to be released.
+    seconds : float
+        Time taken, validation and every bound included.
     """
 
     table: Table
@@ -174,6 +180,22 @@ class AuditResult:
     integer_intervals: Intervals | None
     prior: str
     pq_attack: PQAttackResult | None
+    seconds: float = 0.0
+
+    @property
+    def original(self) -> Table:
+        """The audited table (an audit changes nothing)."""
+        return self.table
+
+    @property
+    def passed(self) -> bool:
+        """The verdict (the contract's name for :attr:`protected`)."""
+        return self.protected
+
+    @property
+    def status(self) -> str:
+        """``"protected"`` or ``"not protected"``."""
+        return "protected" if self.protected else "not protected"
 
     @property
     def protected(self) -> bool:
@@ -213,8 +235,9 @@ class AuditResult:
         return self.frame.copy()
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"protected": bool, "cells": [{"cell", "value", "status", "lower", "upper",
-        "lpl", "upl", "protected", "exact"}, ...]}`` (the CLI's JSON)."""
+        """``{"status", "protected": bool, "seconds", "prior", "cells": [{"cell", "value",
+        "status", "lower", "upper", "lpl", "upl", "protected", "exact"}, ...]}`` (the CLI's
+        JSON)."""
         f = self.frame
         labels = (f.index.tolist() if not self.table.dims
                   else self.table.cell_labels(self.table.cells.index.get_indexer(f.index)))
@@ -224,7 +247,8 @@ class AuditResult:
              "upl": float(r.upl), "protected": bool(r.protected), "exact": bool(r.exact)}
             for label, r in zip(labels, f.itertuples(), strict=True)
         ]
-        out: dict[str, Any] = {"protected": self.protected, "prior": self.prior, "cells": cells}
+        out: dict[str, Any] = {"status": self.status, "protected": self.protected,
+                               "seconds": self.seconds, "prior": self.prior, "cells": cells}
         if self.pq_attack is not None:
             out["pq_attack"] = self.pq_attack.to_dict()
         return out

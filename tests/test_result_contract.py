@@ -1,0 +1,79 @@
+"""Every result class of the toolkit keeps the contract of :mod:`sdcreport.contract`."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sdcreport import Check, Report, Result, Section, TableResult
+from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
+from tabsdc.audit import audit, pq_interval_attack
+
+
+def small_table() -> Table:
+    """A 3x3 table (with totals) from 30 seeded records: some cells small, some dominated."""
+    rng = np.random.default_rng(7)
+    records = pd.DataFrame({"r": rng.choice(list("abc"), 30), "c": rng.choice(list("xyz"), 30),
+                            "value": rng.pareto(1.5, 30) * 100})
+    return Table.from_microdata(records, ["r", "c"], "value")
+
+
+def hidden_table() -> Table:
+    table = apply_rules(small_table(), FrequencyRule(2)).table
+    status = table.cells["status"].to_numpy().copy()
+    labels = table.cells.index
+    for key in [("a", "x"), ("b", "x"), ("a", "y"), ("b", "y")]:
+        status[labels.get_loc(key)] = "u" if key == ("a", "x") else "m"
+    return table.with_columns(status=status)
+
+
+def rules_result():
+    return apply_rules(small_table(), [PPercentRule(10), FrequencyRule(2)])
+
+
+def audit_result():
+    return audit(hidden_table())
+
+
+def pq_attack_result():
+    table = hidden_table()
+    check = audit(table, prior="pq", q=20)
+    return pq_interval_attack(table, check.frame["lower"].to_numpy(),
+                              check.frame["upper"].to_numpy())
+
+
+#: (name, builder, is a result on a table, is a check)
+RESULTS = [
+    ("RulesResult", rules_result, True, False),
+    ("AuditResult", audit_result, True, True),
+    ("PQAttackResult", pq_attack_result, False, True),
+]
+
+
+@pytest.mark.parametrize(("name", "build", "on_table", "is_check"), RESULTS,
+                         ids=[r[0] for r in RESULTS])
+def test_result_keeps_the_contract(name, build, on_table, is_check):
+    result = build()
+    assert type(result).__name__ == name
+    assert isinstance(result, Result)
+    assert isinstance(result.status, str) and result.status
+    assert isinstance(result.seconds, float) and result.seconds >= 0
+    assert isinstance(result.summary(), str) and result.summary()
+    assert isinstance(result.to_frame(), pd.DataFrame)
+    data = result.to_dict()
+    assert data["status"] == result.status
+    json.dumps(data)  # JSON-ready
+    section = result.to_report()
+    assert isinstance(section, Section)
+    assert Report("contract").add(section).to_text()
+    if on_table:
+        assert isinstance(result, TableResult)
+        assert isinstance(result.original, Table) and isinstance(result.table, Table)
+    if is_check:
+        assert isinstance(result, Check) and isinstance(result.passed, bool)
+    assert dataclasses.is_dataclass(result)
+    field = dataclasses.fields(result)[0].name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(result, field, None)
