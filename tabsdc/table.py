@@ -1,7 +1,7 @@
 """The core object: a table of cells (interior and every total) and its additivity system.
 
-See ``DESIGN.md``: ``Table.cells`` is a DataFrame with one row per cell and the columns
-``value``, ``freq``, the largest contributions ``x1, x2, ...`` when known, ``weight``
+See ``docs/architecture.md``: ``Table.cells`` is a DataFrame with one row per cell and the
+columns ``value``, ``freq``, the largest contributions ``x1, x2, ...`` when known, ``weight``
 (suppression cost), ``status``, a-priori bounds ``lb``/``ub`` and protection levels
 ``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A @ value == b``.
 """

@@ -1,9 +1,9 @@
 """Protection verification: does a published table protect every sensitive cell?
 
-Protection (``DESIGN.md``): a sensitive cell i with value a_i is protected when, over the
-attacker's polytope, ``min x_i <= a_i - lpl_i`` (lower), ``max x_i >= a_i + upl_i`` (upper)
-and ``max x_i - min x_i >= spl_i`` (sliding). A hidden cell whose interval is a single point
-is exactly disclosed.
+Protection (``docs/architecture.md``, Contracts): a sensitive cell i with value a_i is
+protected when, over the attacker's polytope, ``min x_i <= a_i - lpl_i`` (lower),
+``max x_i >= a_i + upl_i`` (upper) and ``max x_i - min x_i >= spl_i`` (sliding). A hidden cell
+whose interval is a single point is exactly disclosed.
 """
 
 from __future__ import annotations
