@@ -500,8 +500,8 @@ def _tree(table: Table, dim: str) -> dict[str, Any]:
 
 
 def _records(frame: pd.DataFrame) -> dict[str, Any]:
-    """A frame for the page: header and rows of text (the index becomes columns)."""
-    frame = frame.reset_index()
+    """A frame for the page: header and rows of text (a named index becomes columns)."""
+    frame = frame.reset_index(drop=not any(frame.index.names))
     return {"header": [str(c) for c in frame.columns],
             "rows": frame.map(_cell_text).to_numpy().tolist()}
 
