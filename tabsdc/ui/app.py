@@ -166,24 +166,22 @@ async def _json(request: Request) -> dict[str, Any]:
 
 
 async def _receive(request: Request, path: Path, limit: int, name: str) -> None:
-    """Stream the request body into ``path``; stop (and delete it) past ``limit`` bytes."""
+    """Stream the request body into ``path``; past ``limit`` bytes, stop writing, delete the
+    file and refuse the upload (the rest of the body is read and dropped, so the browser
+    receives the message rather than a broken connection)."""
     if not name:
         raise InputError("the upload has no file name")
-    declared = int(request.headers.get("content-length") or 0)
-    too_large = UploadTooLarge(f"{name} is larger than the upload limit of "
-                               f"{limit / 1e6:g} MB; start the app with a larger "
-                               "--max-upload-mb, or upload a smaller file")
-    if declared > limit:
-        raise too_large
     size = 0
     with open(path, "wb") as handle:
         async for chunk in request.stream():
             size += len(chunk)
-            if size > limit:
-                handle.close()
-                path.unlink(missing_ok=True)
-                raise too_large
-            handle.write(chunk)
+            if size <= limit:
+                handle.write(chunk)
+    if size > limit:
+        path.unlink(missing_ok=True)
+        raise UploadTooLarge(f"{name} is larger than the upload limit of {limit / 1e6:g} MB; "
+                             "start the app with a larger --max-upload-mb, or upload a "
+                             "smaller file")
     if size == 0:
         path.unlink(missing_ok=True)
         raise InputError(f"{name} is empty")

@@ -145,8 +145,9 @@ class Session:
         return folder / safe
 
     def load_source(self, path: Path, name: str) -> dict[str, Any]:
-        """Read an uploaded data or JJ file; the later steps start afresh."""
-        source = read_upload(path, name)
+        """Read an uploaded data or JJ file; the later steps start afresh. A file that
+        cannot be read is removed from the session folder."""
+        source = self._read(read_upload, path, name)
         with self.lock:
             self._reset_after("data")
             self.source = source
@@ -170,7 +171,7 @@ class Session:
 
     def load_hierarchy_file(self, dim: str, path: Path, name: str) -> dict[str, Any]:
         """A parent/child hierarchy for dimension ``dim``."""
-        hierarchy = read_parent_child(path, name)
+        hierarchy = self._read(read_parent_child, path, name)
         with self.lock:
             self.hierarchy_files[dim] = hierarchy
             return {"dim": dim, "codes": len(hierarchy), "root": hierarchy.root}
@@ -416,6 +417,14 @@ class Session:
         self.protection = self.attack = self.bases = None
         self.spec.pop("protect", None)
         self.spec.pop("attack", None)
+
+    def _read(self, reader: Any, path: Path, name: str) -> Any:
+        try:
+            return reader(path, name)
+        except Exception:
+            if self.folder in path.parents:
+                path.unlink(missing_ok=True)
+            raise
 
     def _check_no_job(self) -> None:
         if self.job is not None and self.job.poll().state == "running":

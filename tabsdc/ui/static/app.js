@@ -4,6 +4,7 @@
 
 const $ = (id) => document.getElementById(id);
 let session = null;
+let maxUploadMb = 0;
 let columns = [];
 let pollTimer = null;
 let rulesTimer = null;
@@ -71,6 +72,9 @@ function selectOptions(id, values, blank) {
 
 // -- step 1: data -----------------------------------------------------------------------
 async function upload(file, query) {
+  if (file.size > maxUploadMb * 1e6) {
+    throw new Error(`${file.name} is larger than the upload limit of ${maxUploadMb} MB; start the app with a larger --max-upload-mb, or upload a smaller file`);
+  }
   const response = await fetch(`/api/${session}/upload?${query}`, {method: "POST", body: file});
   const data = await response.json();
   if (!response.ok) throw new Error(data.error || response.statusText);
@@ -364,7 +368,8 @@ async function start() {
   const data = await response.json();
   session = data.id;
   document.body.dataset.session = session;
-  $("max-upload").textContent = data.max_upload_mb;
+  maxUploadMb = data.max_upload_mb;
+  $("max-upload").textContent = maxUploadMb;
   selectOptions("s-algorithm", data.options.suppression);
   selectOptions("s-cost", data.options.cost);
   selectOptions("r-rule", data.options.rounding);
