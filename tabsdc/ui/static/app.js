@@ -289,7 +289,11 @@ async function loadCheck() {
     $("check-map").hidden = !result.map;
     if (result.map) $("check-map").src = result.map;
     $("check-attack").hidden = result.method !== "suppression";
-    if (result.attack) $("attack-summary").textContent = result.attack.summary;
+    if (result.attack) {
+      $("attack-summary").textContent = result.attack.summary;
+      $("attack-state").textContent = result.attack.passed
+        ? "verdict: the intervals can be published" : "verdict: publishing the intervals would disclose values";
+    }
     const data = result.intervals || result.statistics;
     $("check-table-title").textContent = result.intervals
       ? `Intervals an intruder can compute for the ${result.hidden} hidden cells`
