@@ -24,7 +24,8 @@ __all__ = ["Job", "worker_context"]
 
 #: Progress lines kept per job (the oldest are dropped).
 MAX_LINES = 200
-_COUNT = re.compile(r"(\d+)\s*/\s*(\d+)\s*$")
+#: "3/10" or "3 of 10" in a progress line sets the bar (the audit, the heuristics).
+_COUNT = re.compile(r"(\d+)\s*(?:/|of)\s*(\d+)")
 
 
 def worker_context() -> multiprocessing.context.BaseContext:

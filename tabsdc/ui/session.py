@@ -441,6 +441,9 @@ class Session:
         return self.table
 
     def _ruled(self) -> Table:
+        """The table after the rules; a JJ file's own statuses when no rules were applied."""
+        if self.rules is None and isinstance(self.source, Table):
+            return self._table()
         if self.rules is None:
             raise InputError("apply the sensitivity rules first (step Rules)")
         return self.rules.table

@@ -94,6 +94,10 @@ def choose_table(driver, dims, levels, screenshots: bool = False) -> None:
         driver.find_element(By.ID, f"h-levels-{dim}").send_keys(", ".join(levels[dim]))
     click(driver, "build-table")
     wait_for(driver, lambda d: "cells" in text(d, "table-summary"))
+    branch = driver.find_element(By.CSS_SELECTOR, "#trees details details")
+    assert not branch.find_element(By.CSS_SELECTOR, ".leaf, details").is_displayed()
+    branch.find_element(By.TAG_NAME, "summary").click()  # the tree folds open
+    assert branch.find_element(By.CSS_SELECTOR, ".leaf, details").is_displayed()
     shoot(driver, screenshots and "2_hierarchies")
     click(driver, "hier-next")
 
@@ -135,6 +139,7 @@ def test_protect_the_business_survey_in_the_browser(served, browser, api_ruled,
     wait_for(browser, lambda d: "every value known within q = 20" in text(d, "attack-summary"))
     shoot(browser, "5_check")
     click(browser, "nav-download")
+    wait_for(browser, lambda d: text(d, "download-msg").startswith("Suppression (optimal)"))
     shoot(browser, "6_download")
     click(browser, "dl-publishable")
     target = browser.downloads / "business_survey_publishable.csv"
@@ -167,3 +172,6 @@ def test_cancel_stops_the_worker(served, browser):
     assert session.protection is None
     click(browser, "nav-check")
     wait_for(browser, lambda d: "protect the table first" in text(d, "check-msg"))
+    click(browser, "nav-download")
+    wait_for(browser, lambda d: "protect the table first" in text(d, "download-msg"))
+    assert not browser.find_element(By.ID, "dl-publishable").is_displayed()

@@ -217,6 +217,22 @@ def test_semicolon_csv_and_excel_read_like_the_comma_csv(tmp_path):
     assert isinstance(read_upload(_jj(tmp_path), "t.jj"), Table)
 
 
+def test_a_jj_file_is_protected_with_its_own_statuses(session, tmp_path):
+    ruled_session(session)
+    jj = session.rules.table.to_jj(tmp_path / "ruled.jj")
+    loaded = session.load_source(jj, "ruled.jj")
+    assert loaded["kind"] == "jj" and loaded["table"]["cells"] == session.table.n_cells
+    session.start_protection({"method": "suppression", "algorithm": "heuristic"})
+    state = wait(session)
+    assert state["state"] == "done" and state["fraction"] == 1.0
+    assert session.check()["passed"]
+    published = pd.read_csv(session.download("publishable"), dtype=str)
+    hidden = session.protection.table.cells["status"].isin(["u", "m"]).to_numpy()
+    assert list(published.columns) == ["cell", "value"]
+    assert ((published["value"] == "x").to_numpy() == hidden).all()
+    assert "Table.from_jj(SOURCE)" in session.download("script").read_text()
+
+
 def _jj(folder: Path) -> Path:
     cells = pd.DataFrame({"r": ["a", "b"], "value": [3.0, 4.0]})
     return Table.from_aggregated(cells, ["r"]).to_jj(folder / "t.jj")

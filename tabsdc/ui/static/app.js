@@ -302,7 +302,19 @@ async function loadCheck() {
   });
 }
 
-function prepareDownloads() {
+async function prepareDownloads() {
+  try {
+    const result = await api("check");
+    $("download-list").hidden = false;
+    say("download-msg", result.summary.split("\n")[0], "ok");
+  } catch (error) {
+    $("download-list").hidden = true;
+    say("download-msg", error.message, "error");
+  }
+  setLinks();
+}
+
+function setLinks() {
   document.querySelectorAll(".downloads a").forEach((a) => {
     const symbol = encodeURIComponent($("dl-symbol").value || "x");
     a.href = `/api/${session}/download/${a.dataset.kind}?symbol=${symbol}`;
@@ -364,7 +376,7 @@ function wire() {
   }));
   $("attack-run").addEventListener("click", () => startJob("attack", {q: Number($("attack-q").value)},
     "attack-state", () => loadCheck(), "check-msg"));
-  $("dl-symbol").addEventListener("input", prepareDownloads);
+  $("dl-symbol").addEventListener("input", setLinks);
 }
 
 async function start() {
