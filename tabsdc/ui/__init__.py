@@ -6,7 +6,8 @@ each calling the toolkit's public API: Data (upload, preview, columns), Hierarch
 that can be cancelled), Check (audit, attack, quality figures) and Download (publishable
 file, internal table, report, and a Python script that reproduces the session).
 
-Modules: :mod:`~tabsdc.ui.inputs` (uploads), :mod:`~tabsdc.ui.session` (one tab's state),
+Modules: :mod:`~tabsdc.ui.inputs` (uploads), :mod:`~tabsdc.ui.choices` (the page's choices
+as rules and hierarchies), :mod:`~tabsdc.ui.session` (one tab's state),
 :mod:`~tabsdc.ui.jobs` and :mod:`~tabsdc.ui.tasks` (work in a worker process),
 :mod:`~tabsdc.ui.script` (the reproducing script), :mod:`~tabsdc.ui.app` (HTTP) and
 :mod:`~tabsdc.ui.server` (running it). The HTTP part needs the ``ui`` extra

@@ -24,7 +24,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tabsdc.errors import InputError, TabSDCError
-from tabsdc.ui.session import Session, options
+from tabsdc.ui.choices import options
+from tabsdc.ui.session import Session
 
 __all__ = ["create_app", "DEFAULT_MAX_UPLOAD_MB"]
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tabsdc.ui.choices import rules_from_spec
+
 __all__ = ["session_script"]
 
 
@@ -105,19 +107,7 @@ def _table_lines(source: str, data: dict[str, Any], hierarchies: dict[str, Any])
 
 
 def _rules(spec: dict[str, Any]) -> list[str]:
-    rules = []
-    if spec.get("p") is not None:
-        rules.append(f"PPercentRule({float(spec['p'])!r})")
-    if spec.get("pq") is not None:
-        p, q = map(float, spec["pq"])
-        rules.append(f"PQRule({p!r}, {q!r})")
-    if spec.get("nk") is not None:
-        n, k = spec["nk"]
-        rules.append(f"DominanceRule({int(n)}, {float(k)!r})")
-    if spec.get("freq") is not None:
-        level = float(spec.get("freq_level") or 10)
-        rules.append(f"FrequencyRule({int(spec['freq'])}, level={level!r})")
-    return rules
+    return [repr(rule) for rule in rules_from_spec(spec)]
 
 
 def _protect_lines(spec: dict[str, Any]) -> list[str]:
