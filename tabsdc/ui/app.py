@@ -128,6 +128,7 @@ def create_app(max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
         Route("/api/session", new_session, methods=["POST"]),
         Route("/api/{sid}/upload", api(upload), methods=["POST"]),

@@ -50,6 +50,19 @@ class Session:
         Largest upload in bytes.
     root : path, optional
         Where the session's temporary folder is made (default: the system's).
+
+    Examples
+    --------
+    >>> session = Session(max_upload=10**7)
+    >>> session.load_example()["rows"]
+    9786
+    >>> session.build_table({"dims": ["NUTS1"], "value": "TURNOVER"}, {})["table"]["cells"]
+    4
+    >>> session.apply_rules({"freq": 3000})["primary"]
+    1
+    >>> session.close()
+    >>> session.folder.exists()
+    False
     """
 
     def __init__(self, max_upload: int, root: str | Path | None = None) -> None:
@@ -289,7 +302,8 @@ class Session:
                     out["attack"] = {"passed": bool(self.attack.protected),
                                      "summary": self.attack.summary()}
             elif method == "rounding":
-                out.update(passed=bool(result.additive), statistics=_records(
+                exact = 0 if result.audit is None else result.audit.n_exact
+                out.update(passed=bool(result.additive) and exact == 0, statistics=_records(
                     result.to_frame().head(MAX_ROWS_SHOWN)))
             else:
                 out.update(passed=bool(result.verification.passed),

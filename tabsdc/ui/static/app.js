@@ -276,7 +276,8 @@ async function loadCheck() {
     const result = await api("check");
     const verdict = $("check-verdict");
     const words = {suppression: ["every primary cell is protected", "some primary cells are NOT protected"],
-      rounding: ["the rounded table is additive", "the rounded table is not additive"],
+      rounding: ["the rounded table is additive and no cell can be recovered exactly",
+        "the rounded table is not additive, or some cells can be recovered exactly"],
       cta: ["every check passed", "some checks failed"]}[result.method];
     verdict.textContent = result.passed ? words[0] : words[1];
     verdict.className = "verdict " + (result.passed ? "pass" : "fail");
