@@ -25,6 +25,7 @@ from tabsdc.cli_io import (
     write_table,
 )
 from tabsdc.cli_round import add_round_command, rounding_demo_sections
+from tabsdc.cli_ui import add_ui_command
 from tabsdc.errors import TabSDCError
 from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule, apply_rules
 from tabsdc.table import Table
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_run_demo)
     add_round_command(commands)
     add_adjust_command(commands)
+    add_ui_command(commands)
     return parser
 
 

@@ -1,0 +1,63 @@
+"""The ``tabsdc ui`` subcommand: the web app for protecting a table in the browser.
+
+``tabsdc ui [--port N] [--no-browser] [--max-upload-mb MB]`` serves the app on 127.0.0.1
+(a free port unless ``--port`` is given), prints its address and opens it in the browser.
+It needs the ``ui`` extra: ``pip install sdctoolkit[ui]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+__all__ = ["add_ui_command", "run_ui", "main"]
+
+#: Default upload limit of the command, in megabytes.
+MAX_UPLOAD_MB = 200.0
+
+
+def add_ui_command(commands: argparse._SubParsersAction) -> None:
+    """Add ``ui`` to the ``tabsdc`` subcommands (its ``run`` is :func:`run_ui`)."""
+    parser = commands.add_parser(
+        "ui", help="a web app on this machine: upload data, choose rules, protect, check "
+                   "and download, in the browser")
+    _add_options(parser)
+    parser.set_defaults(run=run_ui)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=0,
+                        help="port on 127.0.0.1 (default: a free one, printed)")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="do not open the browser (print the address only)")
+    parser.add_argument("--max-upload-mb", type=float, default=MAX_UPLOAD_MB,
+                        help="largest upload accepted, in MB (default %(default)g)")
+
+
+def run_ui(args: argparse.Namespace) -> int:
+    """Serve the app until Ctrl+C; exit status 2 when the ``ui`` extra is missing or the
+    port is taken."""
+    try:
+        from tabsdc.ui.server import serve
+    except ImportError as error:
+        print(f"tabsdc ui: error: the web app needs the ui extra ({error.name} is missing): "
+              "pip install 'sdctoolkit[ui]'", file=sys.stderr)
+        return 2
+    try:
+        serve(args.port, open_browser=not args.no_browser, max_upload_mb=args.max_upload_mb)
+    except OSError as error:
+        print(f"tabsdc ui: error: cannot listen on 127.0.0.1:{args.port} ({error})",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tabsdc.ui``: the same as ``tabsdc ui``."""
+    parser = argparse.ArgumentParser(prog="python -m tabsdc.ui",
+                                     description=__doc__.splitlines()[0])
+    _add_options(parser)
+    return run_ui(parser.parse_args(argv))

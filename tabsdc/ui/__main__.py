@@ -1,0 +1,6 @@
+"""``python -m tabsdc.ui``: start the web app (see :mod:`tabsdc.cli_ui`)."""
+
+from tabsdc.cli_ui import main
+
+if __name__ == "__main__":  # the worker processes import this module again
+    raise SystemExit(main())

@@ -1,0 +1,139 @@
+"""A Python script that reproduces a web-app session with the toolkit's API.
+
+The script reads the same file, builds the same table, applies the same rules and protection
+and writes the same publishable file and report, so a job prepared in the browser can be
+rerun in batch (``python job.py``) or edited.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabsdc.ui.choices import rules_from_spec
+
+__all__ = ["session_script"]
+
+
+def session_script(spec: dict[str, Any]) -> str:
+    """The script of a session's choices (see :class:`tabsdc.ui.session.Session`).
+
+    Examples
+    --------
+    >>> spec = {"source": "survey.csv",
+    ...         "data": {"kind": "microdata", "dims": ["A88"], "value": "TURNOVER"},
+    ...         "hierarchies": {"A88": {"kind": "levels", "columns": ["A10"]}},
+    ...         "rules": {"p": 10, "freq": 3},
+    ...         "protect": {"method": "suppression", "algorithm": "optimal"}}
+    >>> script = session_script(spec)
+    >>> "suppress(table, 'optimal', 'value', time_limit=None)" in script
+    True
+    >>> compile(script, "job.py", "exec") is not None
+    True
+    """
+    source = spec.get("source", "data.csv")
+    data = spec.get("data") or {}
+    lines = [
+        f'"""Protection of {source}, as prepared in the tabsdc web app."""',
+        "",
+        "from pathlib import Path",
+        "",
+        "import pandas as pd",
+        "",
+        "from sdcreport import Report",
+        "from tabsdc import (DominanceRule, FrequencyRule, Hierarchy, PPercentRule, PQRule,",
+        "                    Table, apply_rules)",
+        "from tabsdc.release import write_publishable",
+        "",
+        f"SOURCE = Path({source!r})",
+        "",
+    ]
+    if data.get("kind") == "jj":
+        lines += ["table = Table.from_jj(SOURCE)"]
+    else:
+        lines += _table_lines(source, data, spec.get("hierarchies") or {})
+    sections = ["table.to_report()"]
+    if spec.get("rules"):
+        lines += ["", "rules = apply_rules(table, [" + ", ".join(_rules(spec["rules"])) + "])",
+                  "print(rules.summary())", "table = rules.table"]
+        sections.append("rules.to_report()")
+    protect = spec.get("protect")
+    if protect:
+        lines += [""] + _protect_lines(protect)
+        sections.append("result.to_report()")
+        if protect["method"] == "suppression":
+            sections.append("result.audit.to_report()")
+        lines += ["", f"Report({'Protection of ' + source!r}).add(" + ", ".join(sections)
+                  + ").save(SOURCE.stem + '_report.html')"]
+    return "\n".join(lines) + "\n"
+
+
+def _table_lines(source: str, data: dict[str, Any], hierarchies: dict[str, Any]) -> list[str]:
+    dims = list(data.get("dims") or [])
+    codes = sorted({*dims, *(c for h in hierarchies.values() for c in h.get("columns", [])),
+                    *([data["holding"]] if data.get("holding") else [])})
+    suffix = source.rsplit(".", 1)[-1].lower()
+    if suffix == "parquet":
+        read = "pd.read_parquet(SOURCE)"
+    elif suffix == "xlsx":
+        read = "pd.read_excel(SOURCE, dtype=CODES)"
+    else:
+        read = f"pd.read_csv(SOURCE, sep={data.get('sep') or ','!r}, dtype=CODES)"
+    lines = [f"CODES = dict.fromkeys({codes!r}, str)", f"data = {read}",
+             "data[list(CODES)] = data[list(CODES)].astype(str)", "hierarchies = {"]
+    for dim in dims:
+        spec = hierarchies.get(dim, {"kind": "flat"})
+        if spec.get("kind") == "levels":
+            columns = [c for c in spec.get("columns", []) if c != dim] + [dim]
+            lines.append(f"    {dim!r}: Hierarchy.from_levels(data[{columns!r}]),")
+        elif spec.get("kind") == "prefixes":
+            lengths = [int(n) for n in spec.get("lengths", [])]
+            lines.append(f"    {dim!r}: Hierarchy.from_prefixes(data[{dim!r}].unique(), "
+                         f"{lengths!r}),")
+        elif spec.get("kind") == "file":
+            lines.append(f"    {dim!r}: Hierarchy.from_parent_child(pd.read_csv("
+                         f"{dim + '_hierarchy.csv'!r}, dtype=str)),  # the uploaded file")
+    lines.append("}")
+    value = data.get("value")
+    if data.get("kind") == "cells":
+        freq = f", freq={data['freq']!r}" if data.get("freq") else ""
+        lines.append(f"table = Table.from_aggregated(data, {dims!r}, {value!r}{freq}, "
+                     "hierarchies=hierarchies)")
+    else:
+        extra = "".join(f", {key}={data[key]!r}" for key in ("holding", "weight")
+                        if data.get(key))
+        lines.append(f"table = Table.from_microdata(data, {dims!r}, {value!r}{extra}, "
+                     f"hierarchies=hierarchies, top={int(data.get('top') or 3)})")
+    return lines
+
+
+def _rules(spec: dict[str, Any]) -> list[str]:
+    return [repr(rule) for rule in rules_from_spec(spec)]
+
+
+def _protect_lines(spec: dict[str, Any]) -> list[str]:
+    time_limit = None if spec.get("time_limit") in (None, "") else float(spec["time_limit"])
+    seed = None if spec.get("seed") in (None, "") else int(spec["seed"])
+    method = spec["method"]
+    if method == "suppression":
+        return ["from tabsdc.suppression import suppress",
+                f"result = suppress(table, {spec.get('algorithm', 'optimal')!r}, "
+                f"{spec.get('cost', 'value')!r}, time_limit={time_limit!r})",
+                "print(result.summary())",
+                "write_publishable(result.table, SOURCE.stem + '_publishable.csv')"]
+    if method == "rounding":
+        lines = ["from tabsdc.rounding import round_table"]
+        if spec.get("column", "value") != "value":
+            lines.append(f"table = table.with_columns(value=table.cells[{spec['column']!r}]"
+                         ".to_numpy(dtype=float))")
+        return lines + [
+            f"result = round_table(table, {int(spec['base'])}, "
+            f"{spec.get('rule', 'controlled')!r}, {seed!r}, time_limit={time_limit!r})",
+            "print(result.summary())",
+            "write_publishable(result.table.with_columns(status='s'), "
+            "SOURCE.stem + '_publishable.csv')"]
+    return ["from tabsdc.cta import adjust",
+            f"result = adjust(table, {spec.get('algorithm', 'heuristic')!r}, 'inverse', "
+            f"time_limit={time_limit!r}, seed={seed!r})",
+            "print(result.summary())",
+            "write_publishable(result.adjusted.with_columns(status='s'), "
+            "SOURCE.stem + '_publishable.csv')"]

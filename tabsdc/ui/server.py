@@ -1,0 +1,48 @@
+"""Run the web app on this machine: 127.0.0.1, a free port (or the one asked for)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import webbrowser
+
+from tabsdc.ui.app import DEFAULT_MAX_UPLOAD_MB, create_app
+
+__all__ = ["serve", "listening_socket"]
+
+HOST = "127.0.0.1"
+
+
+def listening_socket(port: int = 0) -> socket.socket:
+    """A socket bound to ``127.0.0.1:port`` (0: a free port chosen by the system).
+
+    Examples
+    --------
+    >>> sock = listening_socket()
+    >>> sock.getsockname()[0], sock.getsockname()[1] > 0
+    ('127.0.0.1', True)
+    >>> sock.close()
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((HOST, port))
+    sock.listen(64)
+    return sock
+
+
+def serve(port: int = 0, open_browser: bool = True,
+          max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB) -> None:
+    """Serve the app until Ctrl+C; prints its address and opens it in the browser.
+
+    Nothing is reachable from other machines (the server listens on 127.0.0.1 only); each
+    session's files live in a temporary folder removed when the server stops.
+    """
+    import uvicorn
+
+    sock = listening_socket(port)
+    url = f"http://{HOST}:{sock.getsockname()[1]}/"
+    print(f"tabsdc ui: open {url} in your browser (Ctrl+C stops the app)", flush=True)
+    if open_browser:
+        threading.Timer(1.0, webbrowser.open, args=(url,)).start()
+    config = uvicorn.Config(create_app(max_upload_mb), log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,177 @@
+"""The web app in a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``).
+
+The first test protects the shipped business survey the way docs/ui.md tells a person to,
+and checks the downloaded publishable file against the API's own result for the same
+choices; the second cancels a long optimal suppression and checks its worker stopped.
+With ``TABSDC_UI_SCREENSHOTS=<folder>`` the first test saves a screenshot of every step
+there (``docs/ui.md`` shows them).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import DIMS, LEVELS, SURVEY
+from tests.ui.test_session import gone
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+if not CHROMIUM.exists():
+    pytest.skip("the browser tests need Debian's chromium at /usr/bin/chromium "
+                "(apt-get install chromium chromium-driver)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="the browser tests need selenium")
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1280,1000"]
+
+
+@pytest.fixture
+def browser(tmp_path):
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]:
+        options.add_argument(flag)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    options.add_experimental_option("prefs", {
+        "download.default_directory": str(downloads), "download.prompt_for_download": False})
+    driver = webdriver.Chrome(options=options,
+                              service=webdriver.ChromeService(str(CHROMEDRIVER)))
+    driver.downloads = downloads
+    yield driver
+    driver.quit()
+
+
+def wait_for(driver, condition, timeout: float = 60):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d))
+
+
+def text(driver, element_id: str) -> str:
+    return driver.find_element(By.ID, element_id).text
+
+
+def click(driver, element_id: str) -> None:
+    driver.find_element(By.ID, element_id).click()
+
+
+def shoot(driver, name: str | None) -> None:
+    """Save the whole page as ``ui_<name>.png`` when screenshots are asked for."""
+    folder = os.environ.get("TABSDC_UI_SCREENSHOTS")
+    if folder and name:
+        size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": min(size["height"], 2400),
+                "scale": 1}
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True, "clip": clip})
+        Path(folder, f"ui_{name}.png").write_bytes(base64.b64decode(shot["data"]))
+
+
+def running_for(state: str) -> float:
+    """Seconds shown by a running job's state, ``running (2.5 s)``; 0 otherwise."""
+    return float(state.split("(")[1].split()[0]) if state.startswith("running (") else 0.0
+
+
+def choose_table(driver, dims, levels, screenshots: bool = False) -> None:
+    """Steps 1 and 2: upload the survey, choose dimensions, response and hierarchies."""
+    driver.find_element(By.ID, "data-file").send_keys(str(SURVEY))
+    wait_for(driver, lambda d: "9786 rows" in text(d, "data-msg"))
+    for dim in dims:
+        click(driver, f"dim-{dim}")
+    Select(driver.find_element(By.ID, "data-value")).select_by_value("TURNOVER")
+    shoot(driver, screenshots and "1_data")
+    click(driver, "data-next")
+    for dim in dims:
+        Select(driver.find_element(By.ID, f"h-kind-{dim}")).select_by_value("levels")
+        driver.find_element(By.ID, f"h-levels-{dim}").send_keys(", ".join(levels[dim]))
+    click(driver, "build-table")
+    wait_for(driver, lambda d: "cells" in text(d, "table-summary"))
+    branch = driver.find_element(By.CSS_SELECTOR, "#trees details details")
+    assert not branch.find_element(By.CSS_SELECTOR, ".leaf, details").is_displayed()
+    branch.find_element(By.TAG_NAME, "summary").click()  # the tree folds open
+    assert branch.find_element(By.CSS_SELECTOR, ".leaf, details").is_displayed()
+    shoot(driver, screenshots and "2_hierarchies")
+    click(driver, "hier-next")
+
+
+def test_protect_the_business_survey_in_the_browser(served, browser, api_ruled,
+                                                    api_publishable):
+    browser.get(served.url)
+    choose_table(browser, DIMS, LEVELS, screenshots=True)
+    expected_primaries = str(int((api_ruled.cells["status"] == "u").sum()))
+    wait_for(browser, lambda d: text(d, "primary-count") == expected_primaries)
+    # the count follows the parameters: a stricter p gives more primaries
+    p = browser.find_element(By.ID, "rule-p")
+    p.clear()
+    p.send_keys("30")
+    wait_for(browser, lambda d: text(d, "primary-count") not in ("...", expected_primaries))
+    assert int(text(browser, "primary-count")) > int(expected_primaries)
+    p.clear()
+    p.send_keys("10")
+    wait_for(browser, lambda d: text(d, "primary-count") == expected_primaries)
+    wait_for(browser, lambda d: d.find_element(By.ID, "rules-map").get_attribute("src"))
+    shoot(browser, "3_rules")
+    click(browser, "rules-next")
+    Select(browser.find_element(By.ID, "s-algorithm")).select_by_value("optimal")
+    Select(browser.find_element(By.ID, "s-cost")).select_by_value("value")
+    click(browser, "protect-run")
+    wait_for(browser, lambda d: text(d, "job-state").startswith("done"), timeout=120)
+    assert "round" in text(browser, "job-log")
+    shoot(browser, "4_protect")
+    click(browser, "nav-check")
+    wait_for(browser, lambda d: text(d, "check-verdict"))
+    assert text(browser, "check-verdict") == "every primary cell is protected"
+    assert "status optimal" in text(browser, "check-summary")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#check-table tbody tr")
+    assert len(rows) > int(expected_primaries)
+    attack_q = browser.find_element(By.ID, "attack-q")
+    attack_q.clear()
+    attack_q.send_keys("20")
+    click(browser, "attack-run")
+    wait_for(browser, lambda d: "every value known within q = 20" in text(d, "attack-summary"))
+    shoot(browser, "5_check")
+    click(browser, "nav-download")
+    wait_for(browser, lambda d: text(d, "download-msg").startswith("Suppression (optimal)"))
+    shoot(browser, "6_download")
+    click(browser, "dl-publishable")
+    target = browser.downloads / "business_survey_publishable.csv"
+    wait_for(browser, lambda d: target.exists() and target.read_bytes() == api_publishable,
+             timeout=30)
+
+
+def test_cancel_stops_the_worker(served, browser):
+    browser.get(served.url)
+    levels = {"A88": ["A10", "A21"], "NUTS3": ["NUTS1", "NUTS2"]}
+    choose_table(browser, ["A88", "NUTS3"], levels)
+    wait_for(browser, lambda d: text(d, "primary-count").isdigit())
+    click(browser, "rules-next")
+    Select(browser.find_element(By.ID, "s-algorithm")).select_by_value("optimal")
+    time_limit = browser.find_element(By.ID, "s-time")
+    time_limit.clear()
+    time_limit.send_keys("600")
+    click(browser, "protect-run")
+    wait_for(browser, lambda d: text(d, "job-state").startswith("running"))
+    session = served.sessions[browser.find_element(By.TAG_NAME, "body")
+                              .get_attribute("data-session")]
+    pid = session.job.pid
+    assert Path(f"/proc/{pid}").exists()
+    # two seconds into a run of about a minute: the worker is building and solving
+    wait_for(browser, lambda d: running_for(text(d, "job-state")) >= 2)
+    assert session.job.process.is_alive()
+    click(browser, "cancel")
+    wait_for(browser, lambda d: text(d, "job-state").startswith("cancelled"))
+    assert gone(pid)
+    assert session.protection is None
+    click(browser, "nav-check")
+    wait_for(browser, lambda d: "protect the table first" in text(d, "check-msg"))
+    click(browser, "nav-download")
+    wait_for(browser, lambda d: "protect the table first" in text(d, "download-msg"))
+    assert not browser.find_element(By.ID, "dl-publishable").is_displayed()
