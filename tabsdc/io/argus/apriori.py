@@ -1,0 +1,213 @@
+"""tau-ARGUS a-priori files (``.hst``): statuses, costs, protection levels and bounds of
+cells set before secondary suppression (manual 5.6).
+
+Each line gives the codes of the table's spanning variables, then an action, all separated
+by the file's separator (the ``<APRIORI>`` command names it)::
+
+    Nr;4;u            status unsafe (manual protection levels, see MAN)
+    Zd;6;p            status protected (never suppressed)
+    Zd;7;s            status safe
+    5;5;c;1           cost 1 (also ``w``)
+    5;5;pl;10;12      lower and upper protection level
+    5;5;ab;0;900      a-priori bounds: the intruder knows the value lies in [0, 900]
+    5;5;m             status secondary (already suppressed)
+
+The total of a variable is written as its ``<TOTCODE>`` (or the hierarchy's total).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tabsdc.io.argus.syntax import SourceLine, content_lines, parse_number
+from tabsdc.table import Table
+
+__all__ = ["AprioriLine", "read_hst", "parse_hst", "apply_apriori", "format_hst", "write_hst",
+           "AprioriOutcome"]
+
+_ARITY = {"S": 0, "U": 0, "P": 0, "M": 0, "ML": 0, "C": 1, "W": 1, "PL": 2, "AB": 2}
+
+
+@dataclass(frozen=True)
+class AprioriLine:
+    """One line: the cell's codes, the action (upper-case) and its numbers."""
+
+    codes: tuple[str, ...]
+    action: str
+    numbers: tuple[float, ...]
+    line: SourceLine
+
+
+@dataclass(frozen=True)
+class AprioriOutcome:
+    """The table after an a-priori file, and the lines that named unknown cells."""
+
+    table: Table
+    applied: int
+    unknown: tuple[AprioriLine, ...]
+
+
+def read_hst(path: str | Path, n_dims: int, separator: str = ";") -> list[AprioriLine]:
+    """Read an a-priori file for a table with ``n_dims`` spanning variables."""
+    path = Path(path)
+    return parse_hst(path.read_text(encoding="latin-1"), n_dims, separator, path=str(path))
+
+
+def parse_hst(text: str, n_dims: int, separator: str = ";",
+              path: str = "<text>") -> list[AprioriLine]:
+    """Parse an a-priori file (see :func:`read_hst`).
+
+    Raises
+    ------
+    ArgusFormatError
+        Naming file, line and field: too few fields, an unknown action, a missing or
+        non-numeric parameter, a negative cost or protection level, bounds with lower > upper.
+
+    Examples
+    --------
+    >>> [(a.codes, a.action, a.numbers) for a in parse_hst("Nr, 4, u\\n 5, 5, c, 1", 2, ",")]
+    [(('Nr', '4'), 'U', ()), (('5', '5'), 'C', (1.0,))]
+    """
+    lines = []
+    decimal_comma = separator != ","
+    for line in content_lines(text, path):
+        fields = [f.strip().strip('"').strip() for f in line.text.split(separator)]
+        if len(fields) < n_dims + 1:
+            raise line.error(f"field {len(fields) + 1}: {n_dims} codes and an action expected, "
+                             f"separated by {separator!r}")
+        action = fields[n_dims].upper()
+        if action not in _ARITY:
+            raise line.error(f"field {n_dims + 1}: unknown action {fields[n_dims]!r}; known: "
+                             + ", ".join(sorted(_ARITY)))
+        numbers = []
+        for position in range(n_dims + 1, n_dims + 1 + _ARITY[action]):
+            if position >= len(fields) or not fields[position]:
+                raise line.error(f"field {position + 1}: {action} needs {_ARITY[action]} "
+                                 "number(s)")
+            try:
+                numbers.append(parse_number(fields[position], decimal_comma))
+            except ValueError:
+                raise line.error(f"field {position + 1}: {fields[position]!r} is not a number") \
+                    from None
+        if action in ("C", "W", "PL") and any(x < 0 for x in numbers):
+            raise line.error(f"field {n_dims + 2}: {action} must not be negative")
+        if action == "AB" and numbers[0] > numbers[1]:
+            raise line.error(f"field {n_dims + 2}: lower bound {numbers[0]:g} > upper bound "
+                             f"{numbers[1]:g}")
+        lines.append(AprioriLine(tuple(fields[:n_dims]), action, tuple(numbers), line))
+    return lines
+
+
+def apply_apriori(table: Table, lines: list[AprioriLine], total_codes: tuple[str, ...],
+                  *, manual_margin: float = 20.0, ignore_errors: bool = True) -> AprioriOutcome:
+    """Apply a-priori lines to a table with dimensions.
+
+    ``total_codes`` are the codes the file uses for each dimension's total. Cells made
+    unsafe get protection levels ``manual_margin`` % of their value (at most the value)
+    unless a ``PL`` line gives them. Lines whose codes name no cell are returned in
+    ``unknown`` (``ignore_errors``, tau-ARGUS's default) or raise.
+
+    Raises
+    ------
+    ArgusFormatError
+        A line naming an unknown cell (without ``ignore_errors``), or a status change
+        tau-ARGUS forbids: an unsafe cell made protected, a protected cell made unsafe.
+    """
+    cells = table.cells.copy()
+    index = cells.index
+    roots = [h.root for h in table.hierarchies.values()]
+    unknown, applied = [], 0
+    for entry in lines:
+        key = tuple(root if code == total else code
+                    for code, total, root in zip(entry.codes, total_codes, roots, strict=True))
+        key = key[0] if len(key) == 1 else key
+        if key not in index:
+            if not ignore_errors:
+                raise entry.line.error(f"cell {entry.codes} is not in the table")
+            unknown.append(entry)
+            continue
+        _apply_line(cells, key, entry, manual_margin)
+        applied += 1
+    return AprioriOutcome(table.with_cells(cells), applied, tuple(unknown))
+
+
+def _apply_line(cells: pd.DataFrame, key: object, entry: AprioriLine, margin: float) -> None:
+    status = cells.at[key, "status"]
+    action, numbers = entry.action, entry.numbers
+    value = abs(float(cells.at[key, "value"]))
+    if action == "P" and status == "u" or action == "U" and status == "z" and value > 0:
+        raise entry.line.error(f"cell {entry.codes}: status {status!r} cannot become "
+                               f"{action} (tau-ARGUS forbids it)")
+    if action == "S":
+        cells.loc[key, ["status", "lpl", "upl"]] = ["s", 0.0, 0.0]
+    elif action == "U":
+        level = min(margin / 100 * value, value)
+        cells.loc[key, ["status", "lpl", "upl"]] = ["u", level, level]
+    elif action == "P":
+        cells.at[key, "status"] = "z"
+    elif action in ("M", "ML"):
+        cells.at[key, "status"] = "m"
+    elif action in ("C", "W"):
+        cells.at[key, "weight"] = numbers[0]
+    elif action == "PL":
+        cells.loc[key, ["lpl", "upl"]] = list(numbers)
+    else:
+        cells.loc[key, ["lb", "ub"]] = list(numbers)
+
+
+def format_hst(table: Table, separator: str = ";", total_codes: tuple[str, ...] | None = None,
+               *, bounds: bool = True) -> str:
+    """An a-priori file that gives another job this table's statuses, costs, protection
+    levels and (``bounds``) finite a-priori bounds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "v": [3.0, 5.0]}), ["r"], "v")
+    >>> t = t.with_columns(status=["s", "s", "u"], lpl=[0, 0, 1], upl=[0, 0, 2])
+    >>> print(format_hst(t, bounds=False), end="")
+    Total;s
+    Total;c;8
+    a;s
+    a;c;3
+    b;u
+    b;c;5
+    b;pl;1;2
+    """
+    roots = [table.hierarchies[d].root for d in table.dims]
+    totals = total_codes or tuple(roots)
+    cells = table.cells
+    index = cells.index
+    letters = {"s": "s", "u": "u", "z": "p", "m": "m", "x": "m", "w": "p"}
+    out = []
+    for position in range(len(cells)):
+        key = index[position] if index.nlevels > 1 else (index[position],)
+        codes = separator.join(total if code == root else str(code)
+                               for code, root, total in zip(key, roots, totals, strict=True))
+        row = cells.iloc[position]
+        out.append(f"{codes}{separator}{letters[row['status']]}")
+        out.append(f"{codes}{separator}c{separator}{_number(row['weight'])}")
+        if row["status"] == "u":
+            out.append(f"{codes}{separator}pl{separator}{_number(row['lpl'])}{separator}"
+                       f"{_number(row['upl'])}")
+        if bounds and np.isfinite(row["lb"]) and np.isfinite(row["ub"]):
+            out.append(f"{codes}{separator}ab{separator}{_number(row['lb'])}{separator}"
+                       f"{_number(row['ub'])}")
+    return "\n".join(out) + "\n"
+
+
+def _number(x: float) -> str:
+    return repr(float(x)).removesuffix(".0")
+
+
+def write_hst(table: Table, path: str | Path, separator: str = ";",
+              *, bounds: bool = True) -> Path:
+    """Write :func:`format_hst` to ``path``; returns the path."""
+    path = Path(path)
+    path.write_text(format_hst(table, separator, bounds=bounds), encoding="latin-1")
+    return path
