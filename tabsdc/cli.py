@@ -16,6 +16,7 @@ import pandas as pd
 
 from sdcreport import Report
 from tabsdc.cli_adjust import add_adjust_command, adjustment_demo_sections
+from tabsdc.cli_argus import add_argus_command
 from tabsdc.cli_io import (
     add_publish_options,
     hierarchies_from_specs,
@@ -95,6 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_run_demo)
     add_round_command(commands)
     add_adjust_command(commands)
+    add_argus_command(commands)
     return parser
 
 

@@ -39,6 +39,8 @@ nothing is skipped silently.
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -118,12 +120,12 @@ class JobTable:
 @dataclass(frozen=True)
 class BatchResult:
     """Outcome of :func:`run_batch`: the tables, the files written, the log lines, and
-    whether every table was protected and passed its audit."""
+    whether every protection run passed its check (audit, additivity, verification)."""
 
     tables: tuple[JobTable, ...]
     written: tuple[Path, ...]
     log: tuple[str, ...]
-    protected: bool
+    passed: bool
 
 
 def parse_arb(text: str, path: str = "<text>") -> list[BatchCommand]:
@@ -166,53 +168,78 @@ def run_batch(path: str | Path, *, time_limit: float | None = None,
     progress : callable taking one str line, optional
         Receives every log line as it is written.
 
+    Output files (WRITETABLE, VERSIONINFO, the LOGBOOK) are prepared in a staging folder and
+    put in place only when every command has run, so a failing job writes nothing.
+
     Raises
     ------
     TabSDCError
-        Naming file, line, command and reason; files written by earlier commands stay, no
-        file of the failing command is written.
+        Naming file, line, command and reason.
     """
     path = Path(path)
-    runner = _Runner(path.parent, time_limit, progress)
-    runner.say(f"Start of batch procedure; file: {path}")
-    for command in parse_arb(path.read_text(encoding="latin-1"), str(path)):
-        runner.say(f"<{command.keyword}> {command.argument}".rstrip())
-        try:
-            runner.run(command)
-        except ArgusFormatError:
-            raise
-        except TabSDCError as error:
-            raise command.error(str(error)) from None
-        except FileNotFoundError as error:
-            raise command.error(f"file not found: {error.filename}") from None
-    runner.say("End of batch procedure")
-    protected = bool(runner.tables) and all(t.outcome is not None and t.outcome.passed
-                                             for t in runner.tables)
-    return BatchResult(tuple(runner.tables), tuple(runner.written), tuple(runner.lines),
-                       protected)
+    commands = parse_arb(path.read_text(encoding="latin-1"), str(path))
+    with tempfile.TemporaryDirectory(prefix="tabsdc-argus-") as staging:
+        runner = _Runner(path.parent, Path(staging), time_limit, progress)
+        runner.say(f"Start of batch procedure; file: {path}")
+        for command in commands:
+            runner.say(f"<{command.keyword}> {command.argument}".rstrip())
+            try:
+                runner.run(command)
+            except ArgusFormatError:
+                raise
+            except TabSDCError as error:
+                raise command.error(str(error)) from None
+            except FileNotFoundError as error:
+                raise command.error(f"file not found: {error.filename}") from None
+        not_protected = [str(n) for n, t in enumerate(runner.tables, 1) if t.outcome is None]
+        if not_protected:
+            runner.say(f"table(s) {', '.join(not_protected)} were not protected (no SUPPRESS)")
+        runner.say("End of batch procedure")
+        written = runner.publish()
+    passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None)
+    return BatchResult(tuple(runner.tables), written, tuple(runner.lines), passed)
 
 
 class _Runner:
     """The state of a running batch file and one method per command."""
 
-    def __init__(self, folder: Path, time_limit: float | None,
+    def __init__(self, folder: Path, staging: Path, time_limit: float | None,
                  progress: Callable[[str], None] | None) -> None:
         self.folder = folder
+        self.staging = staging
         self.time_limit = time_limit
         self.progress = progress
         self.lines: list[str] = []
         self.logbook: Path | None = None
-        self.written: list[Path] = []
+        self.staged: list[tuple[Path, Path]] = []
         self._clear()
+
+    def stage(self, final: Path) -> Path:
+        """Where to write ``final`` until the job has run (a folder of its own, so that
+        companion files such as an intermediate file's .rda go with it)."""
+        folder = Path(tempfile.mkdtemp(dir=self.staging))
+        self.staged.append((folder, final.parent))
+        return folder / final.name
+
+    def publish(self) -> tuple[Path, ...]:
+        """Move the staged files to their folders and write the logbook."""
+        written = []
+        for folder, target in self.staged:
+            target.mkdir(parents=True, exist_ok=True)
+            for item in sorted(folder.iterdir()):
+                destination = target / item.name
+                shutil.move(item, destination)
+                written.append(destination)
+        if self.logbook is not None:
+            with self.logbook.open("a", encoding="utf-8") as log:
+                log.write("\n".join(self.lines) + "\n")
+            written.append(self.logbook)
+        return tuple(written)
 
     # -- plumbing ---------------------------------------------------------------------------
     def say(self, text: str) -> None:
         stamp = datetime.now().strftime("%d-%b-%Y %H:%M:%S")
-        line = f"{stamp} : {text}"
-        self.lines.append(line)
-        if self.logbook is not None:
-            with self.logbook.open("a", encoding="utf-8") as log:
-                log.write(line + "\n")
+        self.lines.append(f"{stamp} : {text}")
         if self.progress:
             self.progress(text)
 
@@ -448,12 +475,11 @@ class _Runner:
             if job.spec.response != "<freq>" else None
         table = job.protected if job.protected is not None else job.table
         original = job.outcome.original if job.outcome else None
-        notes = write_output(table, path, output_type, options, original=original,
+        notes = write_output(table, self.stage(path), output_type, options, original=original,
                              response=job.spec.response.strip("<>"),
                              decimals=response.decimals if response else 0)
         for note in notes:
             self.say(f"  {note}")
-        self.written.append(path)
         self.say(f"Table {parts[0]}: {job.spec.label} has been written as "
                  f"{OUTPUT_TYPES[output_type]}; output file name: {path}")
 
@@ -464,8 +490,7 @@ class _Runner:
         if not path.parent.exists():
             path = self.folder / Path(target.replace("\\", "/")).name
         self.logbook = path
-        with path.open("a", encoding="utf-8") as log:
-            log.write("\n".join(self.lines) + "\n")
+        self.say(f"logbook: {path} (written when the job has run)")
 
     def _clear(self, command: BatchCommand | None = None) -> None:
         """``<CLEAR>`` (and the start of every job): forget data, metadata and tables."""
@@ -487,8 +512,7 @@ class _Runner:
             number = version("sdctoolkit")
         except PackageNotFoundError:
             number = "development"
-        path.write_text(f"sdctoolkit (tabsdc) version: {number}\n")
-        self.written.append(path)
+        self.stage(path).write_text(f"sdctoolkit (tabsdc) version: {number}\n")
 
 
 def _split_arguments(text: str) -> list[str]:
