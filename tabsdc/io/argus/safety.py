@@ -118,10 +118,13 @@ class RequestRule:
 
     def evaluate(self, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         value = np.abs(cells["value"].to_numpy(float))
+        # the contributions are unweighted: compare them with the unweighted total
+        total = np.abs(cells["contrib_total"].to_numpy(float)) \
+            if "contrib_total" in cells.columns else value
         sensitive = np.zeros(len(cells), dtype=bool)
         for code, percent in ((1, self.percent1), (2, self.percent2)):
             top = cells[f"request_top_{code}"].to_numpy(float)
-            sensitive |= (percent > 0) & (top > percent / 100 * value) & (top > 0)
+            sensitive |= (percent > 0) & (top > percent / 100 * total) & (top > 0)
         requests = cells["requests"].to_numpy(float)
         sensitive |= (requests > 0) & (cells["freq"].to_numpy(float) < self.min_freq)
         return sensitive, np.where(sensitive, self.margin / 100 * value, 0.0)
