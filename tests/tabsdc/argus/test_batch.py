@@ -209,3 +209,23 @@ def test_safety_rules_on_tabular_input_keep_the_files_statuses(job):
     assert (cells["status"].to_numpy()[kept] == from_file["status"].to_numpy()[kept]).all()
     assert cells.loc[("9", "4"), "upl"] == 1288.15
     assert (cells["status"] == "u").sum() == 9 + became.sum()
+
+
+def test_a_batch_file_written_from_a_job_runs_the_same_job(job):
+    write_tau_testw(job / "tau_testW.asc", tau_testw_records())
+    arb = job / "TestRecode.arb"
+    arb.write_text("\n".join(line for line in arb.read_text().splitlines()
+                             if not line.startswith("<RECODE>")))
+    first = run_batch(arb)
+    again = job / "again.arb"
+    again.write_text(format_arb("tau_testW.asc", "Tau_TestW.rda", list(first.tables),
+                                tabular=False, suppress="MOD", outputs=((3, "t{n}.csv"),)))
+    second = run_batch(again)
+    for one, other in zip(first.tables, second.tables, strict=True):
+        for spec in (one.spec, other.spec):
+            assert (spec.dims, spec.response, spec.shadow_variable, spec.cost_variable) == (
+                one.spec.dims, "Var2", "Var2", "Var2")
+        assert one.safety.individual == other.safety.individual
+        assert one.table.hierarchies == other.table.hierarchies
+        pd.testing.assert_frame_equal(one.table.cells, other.table.cells)
+    assert [p.name for p in second.written] == ["t1.csv", "t2.csv"] and second.passed

@@ -310,3 +310,13 @@ def test_codes_missing_from_a_hierarchy_are_named():
         variable_hierarchy(metadata.variable("Region"), ["1", "13"], SAMPLES / "tableinput")
     assert isinstance(variable_hierarchy(metadata.variable("Region"), ["1", "99"],
                                          SAMPLES / "tableinput"), Hierarchy)
+
+
+@pytest.mark.parametrize("module", ["syntax", "metadata", "microdata", "hrc", "cdl", "grc",
+                                    "apriori", "safety", "tables", "tab", "output", "batch"])
+def test_the_examples_in_the_docstrings_run(module):
+    import doctest
+    import importlib
+
+    failures, tried = doctest.testmod(importlib.import_module(f"tabsdc.io.argus.{module}"))
+    assert failures == 0 and tried > 0
