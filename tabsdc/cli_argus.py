@@ -57,7 +57,10 @@ def _run_argus(args: argparse.Namespace) -> int:
                                 "passed": job.outcome.passed if job.outcome else None,
                                 "result": job.outcome.details if job.outcome else None}
                                for job in result.tables]}, args.json)
-    print(f"{len(result.tables)} table(s), {len(result.written)} file(s) written; "
-          + ("every protection passed its audit" if result.passed
-             else "a protection did NOT pass its audit"))
+    protected = sum(job.outcome is not None for job in result.tables)
+    verdict = ("no table was protected (no SUPPRESS)" if not protected else
+               "every protection passed its audit" if result.passed else
+               "a protection did NOT pass its audit")
+    print(f"{len(result.tables)} table(s), {protected} protected, {len(result.written)} "
+          f"file(s) written; {verdict}")
     return 0 if result.passed else 1

@@ -214,24 +214,28 @@ def _keep(table: Table, frame: pd.DataFrame, options: WriteOptions) -> pd.DataFr
     return frame[~_empty(table)] if options.get("SE", False) else frame
 
 
-def _pivot(table: Table, options: WriteOptions, original: Table | None, response: str,
-           decimals: int) -> pd.DataFrame:
+def _one_line_per_cell(table: Table, options: WriteOptions, original: Table | None,
+                       response: str, decimals: int, status: np.ndarray) -> pd.DataFrame:
+    """Types 2 and 3: codes and published value; with ``AS+`` the value and ``status``
+    (text for pivot tables, numbers for code-value files)."""
     with_status = options.get("AS", False)
     frame = _codes(table, options).assign(**{response: _published(table, original, decimals,
                                                                   with_status)})
     if with_status:
-        frame = _with_status(frame, table, original, decimals, _status_text(table))
+        frame = _with_status(frame, table, original, decimals, status)
     return _keep(table, frame, options)
+
+
+def _pivot(table: Table, options: WriteOptions, original: Table | None, response: str,
+           decimals: int) -> pd.DataFrame:
+    return _one_line_per_cell(table, options, original, response, decimals,
+                              _status_text(table))
 
 
 def _code_value(table: Table, options: WriteOptions, original: Table | None, response: str,
                 decimals: int) -> pd.DataFrame:
-    with_status = options.get("AS", False)
-    frame = _codes(table, options).assign(**{response: _published(table, original, decimals,
-                                                                  with_status)})
-    if with_status:
-        frame = _with_status(frame, table, original, decimals, _status_numbers(table))
-    return _keep(table, frame, options)
+    return _one_line_per_cell(table, options, original, response, decimals,
+                              _status_numbers(table))
 
 
 def _with_status(frame: pd.DataFrame, table: Table, original: Table | None, decimals: int,
