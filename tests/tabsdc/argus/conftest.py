@@ -44,12 +44,18 @@ def tau_testw_records(n: int = 1200, seed: int = 15) -> list[dict]:
 
 
 def write_tau_testw(path: Path, records: list[dict]) -> None:
-    """Write records as fixed-width lines in the Tau_TestW.rda layout."""
+    """Write records as fixed-width lines laid out as Tau_TestW.rda says: each field right
+    aligned in its columns (start, width), blanks between."""
+    from tabsdc.io.argus.metadata import read_rda
+
+    layout = read_rda(SAMPLES / "Tau_TestW.rda").variables
+    length = max(v.start + v.width - 1 for v in layout)
     lines = []
-    for r in records:
-        line = (f"{r['Year']:>2} {r['IndustryCode']:>5}{r['Size']:>2} {r['Region']:>2} "
-                f"{r['Wgt']:>4}{r['Var1']:>9}"
-                + "".join(f"{r[f'Var{k}']:>10}" for k in range(2, 9))
-                + f" {r['Request']}")
-        lines.append(line)
+    for record in records:
+        line = [" "] * length
+        for v in layout:
+            text = record[v.name]
+            assert len(text) <= v.width, (v.name, text)
+            line[v.start - 1:v.start - 1 + v.width] = text.rjust(v.width)
+        lines.append("".join(line))
     path.write_text("\n".join(lines) + "\n")
