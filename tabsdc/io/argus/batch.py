@@ -248,18 +248,17 @@ class _Runner:
         if keyword in _LOGGED_ONLY:
             self.say(f"{keyword} has nothing to do here: {_LOGGED_ONLY[keyword]}")
             return
-        handler = getattr(self, f"_{keyword.lower()}", None)
-        if handler is None:
+        if keyword not in SUPPORTED_COMMANDS:
             raise command.error(self._unsupported(keyword))
-        handler(command)
+        getattr(self, f"_{keyword.lower()}")(command)
 
     @staticmethod
     def _unsupported(keyword: str) -> str:
         reasons = {"CKM": "cell-key perturbation is not part of this toolkit",
                    "COVER": "linked-table cover tables are built internally by tau-ARGUS "
                             "only; linked tables are not supported here",
-                   "JJ": "tau-ARGUS does not implement it either; run a JJ file with "
-                         "'tabsdc protect --jj'"}
+                   "JJ": "tau-ARGUS does not implement it either; protect a JJ file "
+                         "with 'tabsdc protect FILE.jj'"}
         return reasons.get(keyword, "unknown command; supported: "
                            + ", ".join(SUPPORTED_COMMANDS))
 
@@ -289,8 +288,10 @@ class _Runner:
                                 "READTABLE)")
         return job
 
-    def _needs(self, command: BatchCommand, what: object, message: str) -> None:
-        if what is None or what is False:
+    @staticmethod
+    def _needs(command: BatchCommand, what: object, message: str) -> None:
+        """Stop with ``message`` unless ``what`` is there (a file, metadata, tables)."""
+        if not what:
             raise command.error(message)
 
     # -- input --------------------------------------------------------------------------

@@ -94,6 +94,18 @@ def test_unsupported_commands_stop_the_run(job, capsys, command, message):
     assert "TestTable.arb, line 10" in err
 
 
+@pytest.mark.parametrize("arb, message", [
+    ("<SAFETYRULE> NK(3,75)\n", "line 1: <SAFETYRULE>: SAFETYRULE must follow a SPECIFYTABLE"),
+    ('<OPENTABLEDATA> "pp.tab"\n<READTABLE>\n', "line 2: <READTABLE>: needs OPENTABLEDATA"),
+    ("<NEEDS> 1\n", "line 1: <NEEDS>: unknown command"),
+    ("OPENMETADATA pp.rda\n", "line 1: field 1: expected a <COMMAND>"),
+])
+def test_commands_out_of_order_or_unknown(job, capsys, arb, message):
+    path = job / "tableinput" / "bad.arb"
+    path.write_text(arb)
+    fails(path, capsys, message)
+
+
 def test_readtable_without_additivity_is_refused(job, capsys):
     arb = job / "tableinput" / "TestTable.arb"
     arb.write_text(arb.read_text().replace("<READTABLE> 1T", "<READTABLE> 2"))
