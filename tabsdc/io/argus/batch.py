@@ -15,7 +15,8 @@ READMICRODATA        aggregate the tables, apply the rules
 READTABLE            read the tables of a ``.tab`` (``1``: compute totals, ``1T``: and keep
                      the file's statuses)
 APRIORI              an a-priori file (:mod:`tabsdc.io.argus.apriori`)
-RECODE               a global (``.grc``) or tree recode, or a hierarchy cut at a level
+RECODE               a global (``.grc``) or tree recode, or a hierarchy cut at a level;
+                     like tau-ARGUS, it recodes the variable in every table that has it
 SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> heuristic (see
                      below), RND -> controlled rounding, CTA -> controlled adjustment
 WRITETABLE           the output files of :mod:`tabsdc.io.argus.output`
@@ -42,7 +43,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -102,12 +103,11 @@ class BatchCommand:
 
 @dataclass
 class JobTable:
-    """A table of the job: its specification, rules and recodes, the table as read (with
-    primary cells and a-priori changes) and the outcome of its last protection."""
+    """A table of the job: its specification and rules, the table as read (with primary
+    cells, recodes and a-priori changes) and the outcome of its last protection."""
 
     spec: TableSpec
     safety: SafetySpec | None = None
-    recodes: dict[str, tuple[Hierarchy, dict[str, str]]] = field(default_factory=dict)
     table: Table | None = None
     outcome: ProtectionOutcome | None = None
 
@@ -356,8 +356,8 @@ class _Runner:
         data = self.data
         for dim in job.spec.dims:
             variable = self.metadata.variable(dim)
-            if dim in job.recodes:
-                hierarchy, moved = job.recodes[dim]
+            if dim in self.recodes:
+                hierarchy, moved = self.recodes[dim]
                 data = data.assign(**{dim: data[dim].map(lambda c, m=moved: m.get(c, c))})
             else:
                 codes = data[dim].unique().tolist()
@@ -438,9 +438,12 @@ class _Runner:
                 hierarchy = variable_hierarchy(replace(variable, hierarchical=False),
                                                list(moved.values()), self.metadata.folder)
             what = f"recoded with {path.name}"
-        job.recodes[dim] = (hierarchy, moved)
-        self._build(int(parts[0]))
-        self.say(f"Variable {dim} {what} for table {parts[0]}: {len(hierarchy)} codes")
+        self.recodes[dim] = (hierarchy, moved)
+        self.say(f"Variable {dim} {what}: {len(hierarchy)} codes; as in tau-ARGUS the recode "
+                 "holds for every table with this variable")
+        for number, other in enumerate(self.tables, start=1):
+            if dim in other.spec.dims:
+                self._build(number)
 
     # -- protection -------------------------------------------------------------------------
     def _suppress(self, command: BatchCommand) -> None:
@@ -500,6 +503,7 @@ class _Runner:
         self.metadata: Metadata | None = None
         self.data: pd.DataFrame | None = None
         self.tables: list[JobTable] = []
+        self.recodes: dict[str, tuple[Hierarchy, dict[str, str]]] = {}
         self.compute_totals = self.keep_status = False
 
     def _solver(self, command: BatchCommand) -> None:

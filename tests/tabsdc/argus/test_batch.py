@@ -229,3 +229,15 @@ def test_a_batch_file_written_from_a_job_runs_the_same_job(job):
         assert one.table.hierarchies == other.table.hierarchies
         pd.testing.assert_frame_equal(one.table.cells, other.table.cells)
     assert [p.name for p in second.written] == ["t1.csv", "t2.csv"] and second.passed
+
+
+def test_a_recode_holds_for_every_table_with_the_variable(job):
+    write_tau_testw(job / "tau_testW.asc", tau_testw_records(300))
+    arb = job / "TestRecode.arb"
+    arb.write_text(arb.read_text().replace("<RECODE>           1, Region, 2",
+                                           "<RECODE>           1, Region, 1"))
+    first, second = (t.table for t in run_batch(arb).tables)
+    for table in (first, second):
+        assert table.hierarchies["Region"].codes == ("Total", "Nr", "Os", "Ws", "Zd", "99")
+    assert first.hierarchies["Size"].codes[1:] == ("1", "6", "7", "8", "9")
+    assert "Size" not in second.hierarchies
