@@ -107,9 +107,11 @@ def apply_apriori(table: Table, lines: list[AprioriLine], total_codes: tuple[str
     """Apply a-priori lines to a table with dimensions.
 
     ``total_codes`` are the codes the file uses for each dimension's total. Cells made
-    unsafe get protection levels ``manual_margin`` % of their value (at most the value)
-    unless a ``PL`` line gives them. Lines whose codes name no cell are returned in
-    ``unknown`` (``ignore_errors``, tau-ARGUS's default) or raise.
+    unsafe get protection levels ``manual_margin`` % of their value (at most the value);
+    ``PL`` lines set levels after the status lines, so a cell's ``u`` and ``pl`` lines work
+    in either order. For a cell named twice with one kind of line, the later line counts.
+    Lines whose codes name no cell are returned in ``unknown`` (``ignore_errors``,
+    tau-ARGUS's default) or raise. The lines are applied with array operations.
 
     Raises
     ------
@@ -118,45 +120,60 @@ def apply_apriori(table: Table, lines: list[AprioriLine], total_codes: tuple[str
         tau-ARGUS forbids: an unsafe cell made protected, a protected cell made unsafe.
     """
     cells = table.cells.copy()
-    index = cells.index
     roots = [h.root for h in table.hierarchies.values()]
-    unknown, applied = [], 0
-    for entry in lines:
-        key = tuple(root if code == total else code
-                    for code, total, root in zip(entry.codes, total_codes, roots, strict=True))
-        key = key[0] if len(key) == 1 else key
-        if key not in index:
-            if not ignore_errors:
-                raise entry.line.error(f"cell {entry.codes} is not in the table")
-            unknown.append(entry)
-            continue
-        _apply_line(cells, key, entry, manual_margin)
-        applied += 1
-    return AprioriOutcome(table.with_cells(cells), applied, tuple(unknown))
+    keys = [tuple(root if code == total else code
+                  for code, total, root in zip(entry.codes, total_codes, roots, strict=True))
+            for entry in lines]
+    lookup = (pd.MultiIndex.from_tuples(keys, names=cells.index.names) if cells.index.nlevels > 1
+              else pd.Index([key[0] for key in keys]))
+    position = cells.index.get_indexer(lookup) if lines else np.zeros(0, dtype=int)
+    unknown = tuple(entry for entry, at in zip(lines, position, strict=True) if at < 0)
+    if unknown and not ignore_errors:
+        raise unknown[0].line.error(f"cell {unknown[0].codes} is not in the table")
+    found = pd.DataFrame({"position": position,
+                          "action": [entry.action for entry in lines],
+                          "entry": np.arange(len(lines))})[position >= 0]
+    status = cells["status"].to_numpy(dtype=object, copy=True)
+    value = np.abs(cells["value"].to_numpy(float))
+    _check_transitions(found, status, value, lines)
+    last = {kind: found[found["action"].isin(actions)].drop_duplicates("position", keep="last")
+            for kind, actions in _KINDS.items()}
+    lpl, upl = cells["lpl"].to_numpy(float, copy=True), cells["upl"].to_numpy(float, copy=True)
+    rows = last["status"]
+    at, action = rows["position"].to_numpy(), rows["action"].to_numpy()
+    status[at] = np.select([action == "S", action == "U", action == "P"], ["s", "u", "z"], "m")
+    level = np.where(action == "U", np.minimum(manual_margin / 100 * value[at], value[at]), 0.0)
+    keep_levels = np.isin(action, ["P", "M", "ML"])
+    lpl[at] = np.where(keep_levels, lpl[at], level)
+    upl[at] = np.where(keep_levels, upl[at], level)
+    columns = {"status": status, "lpl": lpl, "upl": upl}
+    for kind, targets in (("cost", ("weight",)), ("levels", ("lpl", "upl")),
+                          ("bounds", ("lb", "ub"))):
+        rows = last[kind]
+        numbers = np.array([lines[i].numbers for i in rows["entry"]], dtype=float)
+        for column, values in zip(targets, numbers.T, strict=False):
+            target = columns.setdefault(column, cells[column].to_numpy(float, copy=True))
+            target[rows["position"].to_numpy()] = values
+    for column, values in columns.items():
+        cells[column] = values
+    return AprioriOutcome(table.with_cells(cells), len(found), unknown)
 
 
-def _apply_line(cells: pd.DataFrame, key: object, entry: AprioriLine, margin: float) -> None:
-    status = cells.at[key, "status"]
-    action, numbers = entry.action, entry.numbers
-    value = abs(float(cells.at[key, "value"]))
-    if action == "P" and status == "u" or action == "U" and status == "z" and value > 0:
-        raise entry.line.error(f"cell {entry.codes}: status {status!r} cannot become "
-                               f"{action} (tau-ARGUS forbids it)")
-    if action == "S":
-        cells.loc[key, ["status", "lpl", "upl"]] = ["s", 0.0, 0.0]
-    elif action == "U":
-        level = min(margin / 100 * value, value)
-        cells.loc[key, ["status", "lpl", "upl"]] = ["u", level, level]
-    elif action == "P":
-        cells.at[key, "status"] = "z"
-    elif action in ("M", "ML"):
-        cells.at[key, "status"] = "m"
-    elif action in ("C", "W"):
-        cells.at[key, "weight"] = numbers[0]
-    elif action == "PL":
-        cells.loc[key, ["lpl", "upl"]] = list(numbers)
-    else:
-        cells.loc[key, ["lb", "ub"]] = list(numbers)
+#: The kinds of a-priori lines; within a kind, a later line for the same cell wins.
+_KINDS = {"status": ("S", "U", "P", "M", "ML"), "cost": ("C", "W"), "levels": ("PL",),
+          "bounds": ("AB",)}
+
+
+def _check_transitions(found: pd.DataFrame, status: np.ndarray, value: np.ndarray,
+                       lines: list[AprioriLine]) -> None:
+    """tau-ARGUS forbids making an unsafe cell protected and a protected one unsafe."""
+    at, action = found["position"].to_numpy(), found["action"].to_numpy()
+    bad = ((action == "P") & (status[at] == "u")) | (
+        (action == "U") & (status[at] == "z") & (value[at] > 0))
+    if bad.any():
+        entry = lines[found["entry"].to_numpy()[bad][0]]
+        raise entry.line.error(f"cell {entry.codes}: status {status[at][bad][0]!r} cannot "
+                               f"become {entry.action} (tau-ARGUS forbids it)")
 
 
 def format_hst(table: Table, separator: str = ";", total_codes: tuple[str, ...] | None = None,

@@ -19,7 +19,7 @@ from tabsdc.io.argus.safety import (
     format_safety_rule,
     parse_safety_rule,
 )
-from tabsdc.io.argus.syntax import resolve_path
+from tabsdc.io.argus.syntax import ArgusFormatError, resolve_path
 from tabsdc.io.argus.tab import write_tab
 from tabsdc.io.argus.tables import parse_table_spec, tabular_table, variable_hierarchy
 from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule
@@ -261,6 +261,19 @@ def test_apriori_lines_of_the_manual():
     assert cells.loc[("5", "Os"), ["lb", "ub"]].tolist() == [0, 9e6]
     assert cells.loc[("7", "Total"), "status"] == "u"
     assert cells.loc[("7", "Total"), "upl"] == pytest.approx(0.1 * 2505042.58)
+
+
+def test_apriori_levels_hold_whatever_the_order_and_forbidden_changes_stop():
+    table = pp_table()
+    for text in ("5;Nr;pl;3;4\n5;Nr;u\n", "5;Nr;u\n5;Nr;pl;3;4\n"):
+        outcome = apply_apriori(table, parse_hst(text, 2), ("Total", "Total"))
+        assert outcome.table.cells.loc[("5", "Nr"), ["status", "lpl", "upl"]].tolist() == [
+            "u", 3, 4]
+    with pytest.raises(ArgusFormatError, match=r"line 2: cell \('9', '4'\): status 'u'"):
+        apply_apriori(table, parse_hst("5;Nr;c;3\n9;4;p\n", 2), ("Total", "Total"))
+    with pytest.raises(ArgusFormatError, match="line 1: cell .'5', 'Xx'. is not in the table"):
+        apply_apriori(table, parse_hst("5;Xx;s\n", 2), ("Total", "Total"),
+                      ignore_errors=False)
 
 
 # -- safety rules ---------------------------------------------------------------------------
