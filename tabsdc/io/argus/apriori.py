@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from tabsdc.io.argus.syntax import SourceLine, content_lines, parse_number
+from tabsdc.io.argus.tab import format_numbers
 from tabsdc.table import Table
 
 __all__ = ["AprioriLine", "read_hst", "parse_hst", "apply_apriori", "format_hst", "write_hst",
@@ -199,27 +200,27 @@ def format_hst(table: Table, separator: str = ";", total_codes: tuple[str, ...] 
     roots = [table.hierarchies[d].root for d in table.dims]
     totals = total_codes or tuple(roots)
     cells = table.cells
-    index = cells.index
-    letters = {"s": "s", "u": "u", "z": "p", "m": "m", "x": "m", "w": "p"}
-    out = []
-    for position in range(len(cells)):
-        key = index[position] if index.nlevels > 1 else (index[position],)
-        codes = separator.join(total if code == root else str(code)
-                               for code, root, total in zip(key, roots, totals, strict=True))
-        row = cells.iloc[position]
-        out.append(f"{codes}{separator}{letters[row['status']]}")
-        out.append(f"{codes}{separator}c{separator}{_number(row['weight'])}")
-        if row["status"] == "u":
-            out.append(f"{codes}{separator}pl{separator}{_number(row['lpl'])}{separator}"
-                       f"{_number(row['upl'])}")
-        if bounds and np.isfinite(row["lb"]) and np.isfinite(row["ub"]):
-            out.append(f"{codes}{separator}ab{separator}{_number(row['lb'])}{separator}"
-                       f"{_number(row['ub'])}")
-    return "\n".join(out) + "\n"
-
-
-def _number(x: float) -> str:
-    return repr(float(x)).removesuffix(".0")
+    codes = cells.index.to_frame(index=False).astype(str)
+    for position, (root, total) in enumerate(zip(roots, totals, strict=True)):
+        column = codes.iloc[:, position]
+        codes.iloc[:, position] = column.where(column != root, total)
+    key = codes.iloc[:, 0]
+    for position in range(1, codes.shape[1]):
+        key = key + separator + codes.iloc[:, position]
+    key = key.to_numpy(dtype=object) + separator
+    status = cells["status"].to_numpy(dtype=object)
+    letters = pd.Series(status).map({"s": "s", "u": "u", "z": "p", "m": "m", "x": "m",
+                                     "w": "p"}).to_numpy(dtype=object)
+    number = {c: format_numbers(cells[c].to_numpy(float)) for c in ("weight", "lpl", "upl",
+                                                                     "lb", "ub")}
+    finite = np.isfinite(cells["lb"].to_numpy(float)) & np.isfinite(cells["ub"].to_numpy(float))
+    blocks = [key + letters, key + "c" + separator + number["weight"],
+              np.where(status == "u", key + "pl" + separator + number["lpl"] + separator
+                       + number["upl"], ""),
+              np.where(finite & bounds, key + "ab" + separator + number["lb"] + separator
+                       + number["ub"], "")]
+    lines = np.stack(blocks, axis=1).ravel()
+    return "\n".join(lines[lines != ""]) + "\n"
 
 
 def write_hst(table: Table, path: str | Path, separator: str = ";",

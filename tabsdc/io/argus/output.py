@@ -178,10 +178,9 @@ def _csv(table: Table, options: WriteOptions, original: Table | None, response: 
 
 
 def _status_text(table: Table) -> np.ndarray:
-    status = table.cells["status"].to_numpy(dtype=object)
     names = {"s": "Safe", "u": "Unsafe", "m": "Secondary", "x": "Secondary",
              "z": "Protected", "w": "Protected"}
-    text = np.array([names[s] for s in status], dtype=object)
+    text = table.cells["status"].map(names).to_numpy(dtype=object)
     return np.where(_empty(table), "Empty", text)
 
 
@@ -255,8 +254,8 @@ def _sbs(table: Table, options: WriteOptions, original: Table | None, response: 
     if options.get("HL", False):
         for dim in table.dims:
             hierarchy = table.hierarchies[dim]
-            frame[f"{dim}_level"] = [hierarchy.depth(code) for code in
-                                     table.cells.index.get_level_values(dim)]
+            depth = {code: hierarchy.depth(code) for code in hierarchy.codes}
+            frame[f"{dim}_level"] = table.cells.index.get_level_values(dim).map(depth)
     value = cells["value"].to_numpy(float)
     top = cells["x1"].to_numpy(float) + (np.nan_to_num(cells["x2"].to_numpy(float))
                                          if "x2" in cells.columns else 0.0)

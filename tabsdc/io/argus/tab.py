@@ -37,9 +37,15 @@ def tab_status_codes(table: Table) -> np.ndarray:
 
 
 def format_numbers(values: np.ndarray) -> np.ndarray:
-    """Shortest text that reads back to the same float; whole numbers without ``.0``."""
-    text = np.array([repr(float(v)) for v in values], dtype=object)
-    return np.where(pd.Series(text).str.endswith(".0"), pd.Series(text).str[:-2], text)
+    """Shortest text that reads back to the same float; whole numbers without ``.0``.
+
+    Examples
+    --------
+    >>> format_numbers(np.array([5.0, 0.75, 16847646.84, -2.0])).tolist()
+    ['5', '0.75', '16847646.84', '-2']
+    """
+    text = pd.Series(np.asarray(values, dtype=float).astype(str))
+    return text.str.replace(r"\.0$", "", regex=True).to_numpy(dtype=object)
 
 
 def write_tab(table: Table, path: str | Path, *, response: str = "value", decimals: int = 0,
