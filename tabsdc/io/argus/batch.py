@@ -358,7 +358,8 @@ class _Runner:
             variable = self.metadata.variable(dim)
             if dim in self.recodes:
                 hierarchy, moved = self.recodes[dim]
-                data = data.assign(**{dim: data[dim].map(lambda c, m=moved: m.get(c, c))})
+                if moved:
+                    data = data.assign(**{dim: data[dim].replace(moved)})
             else:
                 codes = data[dim].unique().tolist()
                 hierarchy = variable_hierarchy(variable, codes, self.metadata.folder)
