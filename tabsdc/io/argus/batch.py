@@ -53,6 +53,7 @@ import pandas as pd
 from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.apriori import apply_apriori, read_hst
+from tabsdc.io.argus.cdl import read_cdl
 from tabsdc.io.argus.grc import close_below_depth, close_subtrees, read_grc
 from tabsdc.io.argus.metadata import Metadata, read_rda
 from tabsdc.io.argus.microdata import read_data
@@ -314,6 +315,15 @@ class _Runner:
             raise command.error(f"{metadata.path} describes tabular input, but the data were "
                                 "opened with OPENMICRODATA")
         self.metadata = metadata
+        for variable in metadata.variables:
+            if variable.codelist:
+                path = resolve_path(variable.codelist, metadata.folder)
+                if path.exists():
+                    self.say(f"codelist {path.name} of {variable.name}: "
+                             f"{len(read_cdl(path))} labels (used for labels only)")
+                else:
+                    self.say(f"codelist {variable.codelist} of {variable.name} not found; "
+                             "codes go without labels, as in tau-ARGUS")
 
     def _specifytable(self, command: BatchCommand) -> None:
         self._needs(command, self.metadata, "metadata must be opened first (OPENMETADATA)")

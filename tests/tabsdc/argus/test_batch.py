@@ -31,6 +31,7 @@ def test_test_table_arb_as_shipped_reads_the_table(job):
     assert any("not protected (no SUPPRESS)" in line for line in result.log)
     assert any("4 total(s) of the file differ" in line for line in result.log)
     assert any("GOINTERACTIVE has nothing to do here" in line for line in result.log)
+    assert any("codelist region.cdl of Region: 16 labels" in line for line in result.log)
 
 
 def test_targus_job_reaches_the_optimum_of_the_jj_version(job):
