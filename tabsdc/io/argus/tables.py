@@ -153,7 +153,7 @@ def microdata_table(
     dims = list(spec.dims)
     weight = _weight_variable(metadata) if safety.weighted else None
     holding = metadata.with_role("holding")
-    common = dict(hierarchies=dict(hierarchies), top=safety.top, total=_total(metadata, dims))
+    common = dict(hierarchies=dict(hierarchies), top=safety.top)
     response = None if spec.response == FREQUENCY_RESPONSE else spec.response
     table = Table.from_microdata(data, dims, response, weight=weight, **common)
     shadow = spec.shadow_variable
@@ -182,11 +182,6 @@ def _weight_variable(metadata: Metadata) -> str:
         raise InputError(f"{metadata.path}: WGT(1) asks for weights but no variable is "
                          "<WEIGHT>")
     return weights[0].name
-
-
-def _total(metadata: Metadata, dims: Sequence[str]) -> str:
-    totals = {metadata.variable(d).total_code for d in dims}
-    return totals.pop() if len(totals) == 1 else "Total"
 
 
 def _with_requests(table: Table, data: pd.DataFrame, metadata: Metadata, spec: TableSpec,
@@ -350,6 +345,9 @@ def _tabular_columns(frame: pd.DataFrame, metadata: Metadata, spec: TableSpec) -
         out["freq"] = np.nan_to_num(frame[freq[0].name].to_numpy(float))
     for position, top in enumerate(metadata.with_role("top"), start=1):
         out[f"x{position}"] = np.nan_to_num(frame[top.name].to_numpy(float))
+    if spec.shadow_variable not in (spec.response, FREQUENCY_RESPONSE):
+        # the rules compare the largest contributions with the shadow variable's total
+        out["contrib_total"] = np.nan_to_num(column(spec.shadow_variable))
     kind = _COST_CODES.get(spec.cost_variable)
     if kind == "distance":
         raise InputError(f"table {spec.label}: cost -3 (distance function) is not supported: "
@@ -435,6 +433,10 @@ def _with_computed_totals(data: pd.DataFrame, dims: list[str], extra: list[str],
     table = Table.from_aggregated(data[leaves], dims, "value",
                                   freq="freq" if "freq" in data.columns else None, top=tops,
                                   hierarchies=dict(hierarchies))
+    if "contrib_total" in extra:
+        shadow = Table.from_aggregated(data[leaves], dims, "contrib_total",
+                                       hierarchies=dict(hierarchies))
+        table = table.with_columns(contrib_total=shadow.values)
     given = data.set_index(dims)
     position = table.cells.index.get_indexer(given.index)
     values = table.values
@@ -448,7 +450,7 @@ def _with_computed_totals(data: pd.DataFrame, dims: list[str], extra: list[str],
     columns = {}
     rows = position if keep_status else position[leaves]
     source = given if keep_status else given[leaves]
-    for name in (c for c in extra if c not in ("freq", *tops)):
+    for name in (c for c in extra if c not in ("freq", "contrib_total", *tops)):
         fill = {"weight": np.abs(values), "status_file": 0.0}.get(name, np.nan)
         column = np.array(np.broadcast_to(fill, (table.n_cells,)), dtype=float)
         column[rows] = source[name].to_numpy(float)

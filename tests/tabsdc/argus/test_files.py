@@ -333,3 +333,29 @@ def test_the_examples_in_the_docstrings_run(module):
 
     failures, tried = doctest.testmod(importlib.import_module(f"tabsdc.io.argus.{module}"))
     assert failures == 0 and tried > 0
+
+
+@pytest.mark.parametrize("compute_totals", [False, True])
+def test_rules_on_tabular_input_look_at_the_shadow_variable(compute_totals):
+    """NK(1,90) on pp.tab with the shadow variable at a tenth of the response: a cell is
+    primary when its largest contribution exceeds 90 % of the shadow total (9 % of the
+    value; none exceeds 90 % of the value)."""
+    folder = SAMPLES / "tableinput"
+    metadata = read_rda(folder / "pp.rda", kind="table")
+    table = pp_table()
+    frame = read_data(folder / "pp.tab", metadata)
+    frame["Var2"] = table.values  # additive values (pp.tab's totals are 1 unit off)
+    frame["Var2_Shadow"] = 0.1 * table.values
+    spec = parse_table_spec('"Size""Region"|"Var2"|"Var2_Shadow"|"Var2"')
+    hierarchies = dict(table.hierarchies)
+
+    def read(rules):
+        return tabular_table(frame, metadata, spec, rules, hierarchies,
+                             compute_totals=compute_totals).cells
+
+    before, cells = read(None), read(parse_safety_rule("NK(1,90)"))
+    flagged = cells["x1"] > 0.9 * 0.1 * cells["value"]
+    expected = (flagged & (before["status"] == "s")) | (before["status"] == "u")
+    assert ((cells["status"] == "u") == expected).all()
+    on_response = (cells["x1"] > 0.9 * cells["value"]) & (before["status"] == "s")
+    assert (flagged & (before["status"] == "s")).sum() > on_response.sum()
