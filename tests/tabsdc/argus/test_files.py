@@ -325,13 +325,16 @@ def test_codes_missing_from_a_hierarchy_are_named():
                                          SAMPLES / "tableinput"), Hierarchy)
 
 
-@pytest.mark.parametrize("module", ["syntax", "metadata", "microdata", "hrc", "cdl", "grc",
-                                    "apriori", "safety", "tables", "tab", "output", "batch"])
+@pytest.mark.parametrize("module", [
+    *(f"tabsdc.io.argus.{name}" for name in ("syntax", "metadata", "microdata", "hrc", "cdl",
+                                             "grc", "apriori", "safety", "tables", "tab",
+                                             "output", "batch")),
+    "tabsdc.cli_argus"])
 def test_the_examples_in_the_docstrings_run(module):
     import doctest
     import importlib
 
-    failures, tried = doctest.testmod(importlib.import_module(f"tabsdc.io.argus.{module}"))
+    failures, tried = doctest.testmod(importlib.import_module(module))
     assert failures == 0 and tried > 0
 
 
