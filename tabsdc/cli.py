@@ -16,6 +16,7 @@ import pandas as pd
 
 from sdcreport import Report
 from tabsdc.cli_adjust import add_adjust_command, adjustment_demo_sections
+from tabsdc.cli_argus import add_argus_command
 from tabsdc.cli_io import (
     add_publish_options,
     hierarchies_from_specs,
@@ -98,6 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     add_round_command(commands)
     add_adjust_command(commands)
     add_ui_command(commands)
+    add_argus_command(commands)
     return parser
 
 

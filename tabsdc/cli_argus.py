@@ -1,0 +1,66 @@
+"""``tabsdc argus JOB.arb``: run a tau-ARGUS batch file here.
+
+``tabsdc argus JOB.arb [--time-limit S] [--log FILE] [--json FILE] [--quiet]`` reads the job's
+metadata, data, hierarchies, recodes and a-priori files, protects its tables with the
+toolkit's methods and writes the output files the batch file asks for
+(:func:`tabsdc.io.argus.batch.run_batch`). The log goes to standard output (and to
+``--log``, besides any ``<LOGBOOK>`` of the job). Exit status: 0 when every protection passed
+its audit, 1 when one did not, 2 for a job that cannot run (the message names file, line,
+command and reason; nothing is written).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tabsdc.cli_io import write_json
+from tabsdc.io.argus.batch import run_batch
+
+__all__ = ["add_argus_command"]
+
+
+def add_argus_command(commands: argparse._SubParsersAction) -> None:
+    """Add the ``argus`` subcommand to a ``tabsdc`` parser's subcommands.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="tabsdc")
+    >>> add_argus_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["argus", "job.arb", "--time-limit", "60"])
+    >>> args.batch.name, args.time_limit, args.run.__name__
+    ('job.arb', 60.0, '_run_argus')
+    """
+    parser = commands.add_parser(
+        "argus", help="run a tau-ARGUS batch file (.arb) with this toolkit's methods",
+        description=__doc__.splitlines()[0])
+    parser.add_argument("batch", type=Path, help="the tau-ARGUS batch file (.arb)")
+    parser.add_argument("--time-limit", type=float,
+                        help="seconds per protection (caps the batch file's own limits)")
+    parser.add_argument("--log", type=Path, help="also write the log to this file")
+    parser.add_argument("--json", type=Path,
+                        help="write every table's protection result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    parser.set_defaults(run=_run_argus)
+
+
+def _run_argus(args: argparse.Namespace) -> int:
+    result = run_batch(args.batch, time_limit=args.time_limit,
+                       progress=None if args.quiet else print)
+    if args.log:
+        args.log.write_text("\n".join(result.log) + "\n")
+    if args.json:
+        write_json({"batch": str(args.batch), "passed": result.passed,
+                    "written": [str(p) for p in result.written],
+                    "tables": [{"table": job.spec.label,
+                                "method": job.outcome.method if job.outcome else None,
+                                "passed": job.outcome.passed if job.outcome else None,
+                                "result": job.outcome.details if job.outcome else None}
+                               for job in result.tables]}, args.json)
+    protected = sum(job.outcome is not None for job in result.tables)
+    verdict = ("no table was protected (no SUPPRESS)" if not protected else
+               "every protection passed its audit" if result.passed else
+               "a protection did NOT pass its audit")
+    print(f"{len(result.tables)} table(s), {protected} protected, {len(result.written)} "
+          f"file(s) written; {verdict}")
+    return 0 if result.passed else 1

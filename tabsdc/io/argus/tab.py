@@ -1,0 +1,124 @@
+"""Writing a table as tau-ARGUS tabular input: a ``.tab`` file, its ``.rda`` and ``.hrc`` files.
+
+One line per cell, totals included, fields separated by ``;``: the codes of the spanning
+variables (the total as ``<TOTCODE>``), the value, then, when the table has them, the
+frequency, the largest contributions, the cost, the status (``S`` safe, ``U`` unsafe,
+``P`` protected, ``M`` secondary, ``E`` empty) and the lower and upper protection levels.
+The ``.rda`` describes these columns and names one ``.hrc`` per dimension, so tau-ARGUS (and
+:func:`tabsdc.io.argus.tables.tabular_table`) reads the same table back. A-priori bounds
+are not part of a ``.tab``: :func:`tabsdc.io.argus.apriori.write_hst` writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tabsdc.errors import InputError
+from tabsdc.io.argus.hrc import write_hrc
+from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
+from tabsdc.table import Table
+
+__all__ = ["write_tab", "tab_status_codes", "format_numbers"]
+
+
+def tab_status_codes(table: Table) -> np.ndarray:
+    """tau-ARGUS status letters of the cells: ``S``, ``U``, ``M``, ``P``, or ``E`` for a
+    protected cell that is empty (value 0 and no contributors)."""
+    cells = table.cells
+    freq = np.nan_to_num(cells["freq"].to_numpy(float))
+    empty = (cells["value"].to_numpy(float) == 0) & (freq == 0)
+    letters = {"s": "S", "u": "U", "m": "M", "x": "M", "z": "P", "w": "P"}
+    codes = cells["status"].map(letters).to_numpy(dtype=object)
+    return np.where((codes == "P") & empty, "E", codes)
+
+
+def format_numbers(values: np.ndarray) -> np.ndarray:
+    """Shortest text that reads back to the same float; whole numbers without ``.0``.
+
+    Examples
+    --------
+    >>> format_numbers(np.array([5.0, 0.75, 16847646.84, -2.0])).tolist()
+    ['5', '0.75', '16847646.84', '-2']
+    """
+    text = pd.Series(np.asarray(values, dtype=float).astype(str))
+    return text.str.replace(r"\.0$", "", regex=True).to_numpy(dtype=object)
+
+
+def write_tab(table: Table, path: str | Path, *, response: str = "value", decimals: int = 0,
+              status_only: bool = False,
+              extra: Mapping[str, np.ndarray] | None = None) -> Metadata:
+    """Write ``table`` as ``path`` (``.tab``) with ``.rda`` and ``.hrc`` files beside it.
+
+    Returns the metadata written (``<stem>.rda``); hierarchy files are ``<stem>_<dim>.hrc``.
+    ``status_only`` writes the codes and the status only; ``extra`` adds numeric columns
+    (e.g. the audit interval) at the end of each line.
+
+    Raises
+    ------
+    InputError
+        For a table without dimensions (a JJ table: write it with ``to_jj``).
+
+    Examples
+    --------
+    >>> import pandas as pd, tempfile
+    >>> from tabsdc import Table
+    >>> from tabsdc.io.argus.microdata import read_data
+    >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "v": [3.5, 5.0]}), ["r"], "v")
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> meta = write_tab(t, folder / "t.tab")
+    >>> print((folder / "t.tab").read_text(), end="")
+    "Total";8.5;8.5;S;0;0
+    "a";3.5;3.5;S;0;0
+    "b";5;5;S;0;0
+    """
+    if not table.dims:
+        raise InputError("a table without dimensions (read from JJ) has no codes to write as "
+                         ".tab; write it with to_jj")
+    path = Path(path)
+    cells = table.cells
+    index = cells.index.to_frame(index=False)
+    columns: dict[str, np.ndarray] = {}
+    variables: list[Variable] = []
+    for position, dim in enumerate(table.dims):
+        hierarchy = table.hierarchies[dim]
+        hrc = write_hrc(hierarchy, path.with_name(f"{path.stem}_{dim}.hrc"))
+        columns[dim] = ('"' + index.iloc[:, position].astype(str) + '"').to_numpy()
+        variables.append(Variable(dim, explanatory=True, total_code=hierarchy.root,
+                                  hierarchical=True, hierarchy_file=hrc.name))
+    if status_only:
+        columns["status"] = tab_status_codes(table)
+        return _write(columns, variables + [Variable("status", role="status")], path)
+    columns[response] = format_numbers(cells["value"].to_numpy(float))
+    variables.append(Variable(response, numeric=True, decimals=decimals))
+    if cells["freq"].notna().all():
+        columns["freq"] = format_numbers(cells["freq"].to_numpy(float))
+        variables.append(Variable("freq", role="frequency"))
+    tops = sorted((c for c in cells.columns if c[:1] == "x" and c[1:].isdigit()),
+                  key=lambda c: int(c[1:]))
+    for top in tops:
+        columns[top] = format_numbers(np.nan_to_num(cells[top].to_numpy(float)))
+        variables.append(Variable(top, role="top"))
+    columns["cost"] = format_numbers(cells["weight"].to_numpy(float))
+    variables.append(Variable("cost", numeric=True, role="cost"))
+    columns["status"] = tab_status_codes(table)
+    variables.append(Variable("status", role="status"))
+    for level, role in (("lpl", "lower_pl"), ("upl", "upper_pl")):
+        columns[level] = format_numbers(cells[level].to_numpy(float))
+        variables.append(Variable(level, numeric=True, role=role))
+    for name, values in (extra or {}).items():
+        columns[name] = format_numbers(np.asarray(values, dtype=float))
+        variables.append(Variable(name, numeric=True, role="extra"))
+    return _write(columns, variables, path)
+
+
+def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path) -> Metadata:
+    pd.DataFrame(columns).to_csv(path, sep=";", header=False, index=False, quoting=3,
+                                 lineterminator="\n")
+    metadata = Metadata(tuple(variables), kind="table", separator=";",
+                        path=str(path.with_suffix(".rda")))
+    write_rda(metadata, path.with_suffix(".rda"))
+    return metadata
