@@ -18,6 +18,7 @@ import pandas as pd
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.errors import InputError
+from tabsdc.tableset import accepts_table_set
 
 if TYPE_CHECKING:
 
@@ -39,6 +40,7 @@ def print_progress(done: int, total: int) -> None:
               file=sys.stderr, flush=True)
 
 
+@accepts_table_set
 def audit(
     table: Table,
     *,
