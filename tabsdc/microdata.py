@@ -368,7 +368,7 @@ def _report_estimate(
     memory = _physical_memory()
     line = (f"building up to {size['cells']:,.0f} cells and {size['relations']:,.0f} relations "
             f"({size['coefficients']:,.0f} coefficients): about "
-            f"{size['bytes'] / 2**30:.2f} GiB at peak")
+            f"{size['bytes'] / 2**20:,.0f} MiB at peak")
     if keep_empty and memory and size["bytes"] > memory:
         raise InputError(f"{line}, more than this machine's {memory / 2**30:.1f} GiB; build "
                          "with keep_empty=False (only non-empty cells) or fewer dimensions")
