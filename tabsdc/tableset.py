@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -92,9 +92,14 @@ class TableSet:
         value: str | None = None,
         *,
         hierarchies: Mapping[str, Hierarchy] | None = None,
+        holding: str | None = None,
+        weight: str | None = None,
+        top: int = 3,
+        negative: Literal["keep", "absolute"] = "keep",
+        keep_empty: bool = True,
+        total: str = DEFAULT_TOTAL,
         names: Sequence[str] | None = None,
         progress: Callable[[str], None] | None = None,
-        **options: Any,
     ) -> TableSet:
         """Build each table from the same contributions and link them.
 
@@ -108,13 +113,17 @@ class TableSet:
             Response column; ``None`` makes frequency tables.
         hierarchies : mapping, optional
             Hierarchy per dimension, shared by every table that has the dimension.
+        holding, weight, top, negative, keep_empty, total
+            As for :meth:`Table.from_microdata`, the same for every table.
         names : sequence of str, optional
             One name per table.
         progress : callable, optional
             Receives one line per table built (and the build's own lines).
-        **options
-            ``holding``, ``weight``, ``top``, ``negative``, ``keep_empty``, ``total``: as for
-            :meth:`Table.from_microdata`, the same for every table.
+
+        Notes
+        -----
+        Each table is built as :meth:`Table.from_microdata` builds it alone (dask data is
+        read once per table, plus once for the codes of dimensions without a hierarchy).
         """
         from tabsdc.microdata import resolve_microdata_hierarchies, table_from_microdata
 
@@ -122,15 +131,15 @@ class TableSet:
         if not dims:
             raise InputError("a table set needs at least one table")
         union = list(dict.fromkeys(d for table_dims in dims for d in table_dims))
-        shared = resolve_microdata_hierarchies(
-            data, union, hierarchies, options.get("total", DEFAULT_TOTAL))
+        shared = resolve_microdata_hierarchies(data, union, hierarchies, total)
         tables = []
         for i, table_dims in enumerate(dims):
             if progress is not None:
                 progress(f"table {i + 1}/{len(dims)}: {' x '.join(table_dims)}")
             tables.append(table_from_microdata(
-                data, table_dims, value, hierarchies={d: shared[d] for d in table_dims},
-                progress=progress, **options))
+                data, table_dims, value, holding=holding, weight=weight,
+                hierarchies={d: shared[d] for d in table_dims}, top=top, negative=negative,
+                keep_empty=keep_empty, total=total, progress=progress))
         return cls.from_tables(tables, names=names)
 
     @classmethod
