@@ -6,6 +6,11 @@ contributions of a total are merged from the cells below it, except when contrib
 identified by a holding id: a holding may contribute to several interior cells, so its
 contribution to a total is the sum of its contributions below that total, and the roll-up then
 keeps one row per (cell, holding).
+
+Records are first reduced to a :class:`Partial` (one row per cell: sums and largest
+contributions) by :func:`aggregate_records`; partials of disjoint records merge exactly
+(:func:`merge_partials`), which is how :mod:`tabsdc.microdata_dask` builds a table from
+partitions of data that does not fit in memory with the same code.
 """
 
 from __future__ import annotations
@@ -184,8 +189,9 @@ class Partial:
     tops: np.ndarray
 
 
-def aggregate_records(data: pd.DataFrame, spec: RecordSpec, hier: dict[str, Hierarchy]
-                      ) -> Partial:
+def aggregate_records(
+    data: pd.DataFrame, spec: RecordSpec, hier: dict[str, Hierarchy]
+) -> Partial:
     """Aggregate records (a pandas frame, or one partition) into a :class:`Partial`.
 
     Whole-array work only: codes to integer keys, ``np.unique`` and ``np.bincount``.
