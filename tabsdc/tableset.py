@@ -276,12 +276,15 @@ class TableSetResult:
 
     def summary(self) -> str:
         """The method's summary, then one line per table."""
+        from tabsdc.audit.verify import HIDDEN_STATUSES  # the audit imports this module
+
         lines = [self.result.summary()]
         for name, table in zip(self.tableset.names, self.tables, strict=True):
             status = table.cells["status"].to_numpy()
-            lines.append(f"  table {name}: {table.n_cells} cells, "
-                         f"{int((status == 'u').sum())} primary, "
-                         f"{int(np.isin(status, ('m', 'x', 'w')).sum())} other hidden")
+            primary = status == "u"
+            lines.append(f"  table {name}: {table.n_cells} cells, {int(primary.sum())} primary, "
+                         f"{int((np.isin(status, HIDDEN_STATUSES) & ~primary).sum())} other "
+                         "hidden")
         return "\n".join(lines)
 
     def __getattr__(self, name: str) -> Any:
