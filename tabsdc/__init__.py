@@ -24,9 +24,11 @@ from tabsdc.rules import (
     apply_rules,
 )
 from tabsdc.table import Table
+from tabsdc.tableset import TableSet
 
 __all__ = [
     "Table",
+    "TableSet",
     "Hierarchy",
     "apply_rules",
     "RulesResult",

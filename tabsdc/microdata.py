@@ -6,12 +6,19 @@ contributions of a total are merged from the cells below it, except when contrib
 identified by a holding id: a holding may contribute to several interior cells, so its
 contribution to a total is the sum of its contributions below that total, and the roll-up then
 keeps one row per (cell, holding).
+
+Records are first reduced to a :class:`Partial` (one row per cell: sums and largest
+contributions) by :func:`aggregate_records`; partials of disjoint records merge exactly
+(:func:`merge_partials`), which is how :mod:`tabsdc.microdata_dask` builds a table from
+partitions of data that does not fit in memory with the same code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Literal
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -28,7 +35,18 @@ from tabsdc.table import (
     _resolve_hierarchies,
 )
 
-__all__ = ["table_from_microdata", "table_from_cells"]
+__all__ = [
+    "table_from_microdata",
+    "table_from_cells",
+    "aggregate_records",
+    "merge_partials",
+    "Partial",
+    "RecordSpec",
+    "codes_in_order",
+    "resolve_microdata_hierarchies",
+    "estimate_build",
+    "is_dask_frame",
+]
 
 
 def table_from_microdata(
@@ -43,13 +61,18 @@ def table_from_microdata(
     negative: Literal["keep", "absolute"] = "keep",
     keep_empty: bool = True,
     total: str = DEFAULT_TOTAL,
+    progress: Callable[[str], None] | None = None,
 ) -> Table:
     """Aggregate contributions into a table with totals and the data the rules need.
 
     Parameters
     ----------
-    data : DataFrame
-        One row per contribution (record).
+    data : pandas or dask DataFrame
+        One row per contribution (record). A ``dask.dataframe.DataFrame`` (read with
+        ``dask.dataframe.read_parquet`` or ``read_csv``) is aggregated out of core, partition
+        by partition (:mod:`tabsdc.microdata_dask`), on the active ``dask.distributed``
+        client if there is one; the table is the one the pandas frame of the same records
+        gives (sums may differ in the last bits by the order of additions).
     dims : sequence of str
         Columns with the codes of each dimension, most significant first. Codes must be
         leaves of the dimension's hierarchy.
@@ -75,6 +98,9 @@ def table_from_microdata(
         see ``|x|`` (after summing per holding).
     keep_empty : bool
         Keep every combination of codes; empty cells get value 0 and status ``z``.
+    progress : callable, optional
+        Receives the size estimate before the build (:func:`estimate_build`) and, for dask
+        data, a line per batch of partitions.
 
     Returns
     -------
@@ -88,7 +114,8 @@ def table_from_microdata(
     ------
     InputError
         For a missing column, a missing or non-numeric value or weight (naming the row), a
-        negative weight, or a missing code.
+        negative weight, a missing code, or a table with every code combination that would
+        not fit in the machine's memory (estimated before the build).
     HierarchyError
         For a code that is not a leaf of its dimension's hierarchy.
 
@@ -104,35 +131,22 @@ def table_from_microdata(
         raise InputError(f"negative must be 'keep' or 'absolute', not {negative!r}")
     if top < 1:
         raise InputError(f"top must be at least 1, not {top}")
-    needed = [*dims, *(c for c in (value, holding, weight) if c)]
-    _require_columns(data, needed)
-    _require_numeric(data, [c for c in (value, weight) if c])
-    for dim in [*dims, *([holding] if holding else [])]:
-        missing = data[dim].isna().to_numpy()
-        if missing.any():
-            raise InputError(f"column {dim!r} has a missing code at row {data.index[missing][0]!r}")
-    codes = data[list(dims)].astype(str)
-    hier = _resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=True)
-    coords = _code_positions(codes, dims, hier)
-    x = np.ones(len(data)) if value is None else data[value].to_numpy(float)
-    w = np.ones(len(data)) if weight is None else data[weight].to_numpy(float)
-    if (w < 0).any():
-        raise InputError(f"column {weight!r} has a negative weight at row {data.index[w < 0][0]!r}")
+    _require_columns(data, [*dims, *(c for c in (value, holding, weight) if c)])
+    spec = RecordSpec(tuple(dims), value, holding, weight, top, negative, total)
+    hier = resolve_microdata_hierarchies(data, dims, hierarchies, total)
+    _report_estimate(hier, top, keep_empty, progress)
+    if is_dask_frame(data):
+        from tabsdc.microdata_dask import aggregate_dask
 
-    indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
-    if holding is None:
-        keys, inverse = np.unique(indexer.keys(coords), return_inverse=True)
-        x_rule = np.abs(x) if negative == "absolute" else x
-        sums = _sum_by(inverse, len(keys), value=w * x, contrib_total=x_rule,
-                       freq=np.ones(len(x)), n_negative=(x < 0).astype(float))
-        tops = _largest(inverse, x_rule, len(keys), top)
-        table = table_from_cells(
-            indexer.coords(keys), sums, tops, hierarchies=hier, keep_empty=keep_empty,
-            coords_given=True,
-        )
+        partial = aggregate_dask(data, spec, hier, progress)
     else:
-        holder = pd.factorize(data[holding])[0]
-        table = _table_by_holding(coords, holder, x, w * x, hier, top, negative, keep_empty)
+        partial = aggregate_records(data, spec, hier)
+    if holding is None:
+        indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
+        table = table_from_cells(indexer.coords(partial.keys), partial.sums, partial.tops,
+                                 hierarchies=hier, keep_empty=keep_empty, coords_given=True)
+    else:
+        table = _assemble(partial.keys, partial.sums, partial.tops, hier, keep_empty)
     cells = table.cells
     if (cells["n_negative"] > 0).any():
         cells["lb"] = -np.inf
@@ -141,6 +155,123 @@ def table_from_microdata(
     elif weight is None:
         cells = cells.drop(columns="contrib_total")
     return table.with_cells(cells)
+
+
+@dataclass(frozen=True)
+class RecordSpec:
+    """What to aggregate from each record (the arguments of :func:`table_from_microdata`)."""
+
+    dims: tuple[str, ...]
+    value: str | None
+    holding: str | None
+    weight: str | None
+    top: int
+    negative: str
+    total: str
+
+    @property
+    def columns(self) -> list[str]:
+        return [*self.dims, *(c for c in (self.value, self.holding, self.weight) if c)]
+
+
+@dataclass(frozen=True)
+class Partial:
+    """Aggregates of some records, one row per cell key: additive ``sums`` and the ``tops``
+    largest contributions (largest first, ``-inf`` where a cell has fewer).
+
+    Without holdings the keys are interior cells (totals are rolled up at the end); with
+    holdings every cell, since a holding's contribution to a total is summed first.
+    Partials of disjoint records (disjoint holdings) merge exactly (:func:`merge_partials`).
+    """
+
+    keys: np.ndarray
+    sums: pd.DataFrame
+    tops: np.ndarray
+
+
+def aggregate_records(
+    data: pd.DataFrame, spec: RecordSpec, hier: dict[str, Hierarchy]
+) -> Partial:
+    """Aggregate records (a pandas frame, or one partition) into a :class:`Partial`.
+
+    Whole-array work only: codes to integer keys, ``np.unique`` and ``np.bincount``.
+    """
+    codes = _checked_codes(data, spec)
+    _resolve_hierarchies(codes, spec.dims, hier, spec.total, leaves_only=True)
+    _require_numeric(data, [c for c in (spec.value, spec.weight) if c])
+    coords = _code_positions(codes, spec.dims, hier)
+    x = np.ones(len(data)) if spec.value is None else data[spec.value].to_numpy(float)
+    w = np.ones(len(data)) if spec.weight is None else data[spec.weight].to_numpy(float)
+    if (w < 0).any():
+        raise InputError(f"column {spec.weight!r} has a negative weight at row "
+                         f"{data.index[w < 0][0]!r}")
+    if spec.holding is not None:
+        holder = pd.factorize(data[spec.holding])[0]
+        return _partial_by_holding(coords, holder, x, w * x, hier, spec.top, spec.negative)
+    indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
+    keys, inverse = np.unique(indexer.keys(coords), return_inverse=True)
+    x_rule = np.abs(x) if spec.negative == "absolute" else x
+    sums = _sum_by(inverse, len(keys), value=w * x, contrib_total=x_rule,
+                   freq=np.ones(len(x)), n_negative=(x < 0).astype(float))
+    return Partial(keys, sums, _largest(inverse, x_rule, len(keys), spec.top))
+
+
+def merge_partials(partials: Sequence[Partial]) -> Partial:
+    """Aggregates of the union of disjoint record sets: sums added, largest values merged."""
+    keys = np.concatenate([p.keys for p in partials])
+    sums = pd.concat([p.sums for p in partials], ignore_index=True)
+    tops = np.concatenate([p.tops for p in partials])
+    merged, inverse = np.unique(keys, return_inverse=True)
+    k = tops.shape[1]
+    return Partial(merged, _sum_by(inverse, len(merged), **{c: sums[c].to_numpy() for c in sums}),
+                   _largest(np.repeat(inverse, k), tops.ravel(), len(merged), k))
+
+
+def resolve_microdata_hierarchies(
+    data: Any, dims: Sequence[str], hierarchies: Mapping[str, Hierarchy] | None, total: str
+) -> dict[str, Hierarchy]:
+    """The hierarchy of each dimension: as given, else flat over the codes in the order
+    first seen (pandas or dask data; for dask one pass over the dimension columns)."""
+    hierarchies = dict(hierarchies or {})
+    missing = [d for d in dims if d not in hierarchies]
+    _require_columns(data, missing)
+    if not missing:
+        seen: dict[str, np.ndarray] = {}
+    elif is_dask_frame(data):
+        from tabsdc.microdata_dask import codes_seen
+
+        seen = codes_seen(data, missing)
+    else:
+        seen = codes_in_order(data, missing)
+    return _resolve_hierarchies(seen, dims, hierarchies, total, leaves_only=False)
+
+
+def estimate_build(hierarchies: Mapping[str, Hierarchy], top: int = 3) -> dict[str, float]:
+    """Cells, relations, coefficients and peak bytes of a table with every code combination.
+
+    A dimension with ``n_d`` codes of which ``p_d`` have children gives
+    ``N p_d / n_d`` relations over ``N (n_d - 1 + p_d) / n_d`` coefficients, ``N`` being the
+    number of cells; the estimate of the peak is three times the cell columns
+    (``12 + top`` floats and a code per dimension) plus three times the sparse matrix
+    (12 bytes per coefficient), the roll-up's working copies included.
+
+    Examples
+    --------
+    >>> estimate_build({"r": Hierarchy.flat(["a", "b"])}, top=2)["relations"]
+    1.0
+    """
+    cells = float(np.prod([len(h) for h in hierarchies.values()]))
+    relations = sum(cells * len(h.parent_codes) / len(h) for h in hierarchies.values())
+    coefficients = sum(cells * (len(h) - 1 + len(h.parent_codes)) / len(h)
+                       for h in hierarchies.values())
+    peak = 3.0 * (cells * (8 * (12 + top) + 8 * len(hierarchies)) + 12 * coefficients)
+    return {"cells": cells, "relations": relations, "coefficients": coefficients,
+            "bytes": peak}
+
+
+def is_dask_frame(data: Any) -> bool:
+    """True for a ``dask.dataframe.DataFrame`` (without importing dask)."""
+    return type(data).__module__.startswith("dask.") and hasattr(data, "to_delayed")
 
 
 def table_from_cells(
@@ -189,7 +320,7 @@ def table_from_cells(
     return _assemble(keys, sums, tops, hier, keep_empty)
 
 
-def _table_by_holding(
+def _partial_by_holding(
     coords: np.ndarray,
     holder: np.ndarray,
     x: np.ndarray,
@@ -197,8 +328,7 @@ def _table_by_holding(
     hier: dict[str, Hierarchy],
     top: int,
     negative: str,
-    keep_empty: bool,
-) -> Table:
+) -> Partial:
     """Roll (cell, holding) contributions up, summing each holding's parts per cell."""
     hier_list = list(hier.values())
     indexer = structure.CellIndexer(tuple(len(h) for h in hier_list))
@@ -218,8 +348,46 @@ def _table_by_holding(
     sums = _sum_by(cell_of_pair, len(keys), value=wx_sum, contrib_total=x_rule,
                    freq=np.ones(len(x_sum)), n_negative=(x_sum < 0).astype(float),
                    _rows=np.ones(len(x_sum)))
-    tops = _largest(cell_of_pair, x_rule, len(keys), top)
-    return _assemble(keys, sums, tops, hier, keep_empty)
+    return Partial(keys, sums, _largest(cell_of_pair, x_rule, len(keys), top))
+
+
+def _checked_codes(data: pd.DataFrame, spec: RecordSpec) -> pd.DataFrame:
+    """The dimension codes as text, after checking that no code or holding is missing."""
+    for dim in [*spec.dims, *([spec.holding] if spec.holding else [])]:
+        missing = data[dim].isna().to_numpy()
+        if missing.any():
+            raise InputError(f"column {dim!r} has a missing code at row {data.index[missing][0]!r}")
+    return data[list(spec.dims)].astype(str)
+
+
+def codes_in_order(data: pd.DataFrame, dims: Sequence[str]) -> dict[str, np.ndarray]:
+    """The distinct codes of each column as text, in the order first seen."""
+    return {dim: pd.unique(pd.Series(pd.unique(data[dim])).astype(str)) for dim in dims}
+
+
+def _report_estimate(
+    hier: Mapping[str, Hierarchy], top: int, keep_empty: bool,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """Report the size of the table to build; refuse one that cannot fit in memory."""
+    size = estimate_build(hier, top)
+    memory = _physical_memory()
+    line = (f"building up to {size['cells']:,.0f} cells and {size['relations']:,.0f} relations "
+            f"({size['coefficients']:,.0f} coefficients): about "
+            f"{size['bytes'] / 2**20:,.0f} MiB at peak")
+    if keep_empty and memory and size["bytes"] > memory:
+        raise InputError(f"{line}, more than this machine's {memory / 2**30:.1f} GiB; build "
+                         "with keep_empty=False (only non-empty cells) or fewer dimensions")
+    if progress is not None:
+        progress(line + ("" if keep_empty else " (fewer: only non-empty cells are kept)"))
+
+
+def _physical_memory() -> float | None:
+    """Bytes of physical memory (None where the system does not say)."""
+    try:
+        return float(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def _assemble(

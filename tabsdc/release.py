@@ -22,6 +22,7 @@ import pandas as pd
 
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES, Table
+from tabsdc.tableset import TableSet, write_publishable_set
 
 __all__ = ["publishable_frame", "write_publishable"]
 
@@ -74,7 +75,7 @@ def publishable_frame(
 
 
 def write_publishable(
-    table: Table,
+    table: Table | TableSet,
     path: str | Path,
     *,
     symbol: str = "x",
@@ -83,12 +84,17 @@ def write_publishable(
     rows: str | None = None,
     columns: str | None = None,
     sep: str = ",",
-) -> Path:
+) -> Path | tuple[Path, ...]:
     """Write :func:`publishable_frame` as a CSV that Excel opens correctly.
 
     UTF-8 with a byte-order mark (so Excel reads accented labels), no index column, every
     field as text. Use ``sep=";"`` for locales whose spreadsheets expect semicolons.
+    A :class:`~tabsdc.tableset.TableSet` is written as one file per table into the
+    directory ``path`` (:func:`~tabsdc.tableset.write_publishable_set`).
     """
+    if isinstance(table, TableSet):
+        return write_publishable_set(table, path, symbol=symbol, decimals=decimals,
+                                     layout=layout, rows=rows, columns=columns, sep=sep)
     path = Path(path)
     frame = publishable_frame(table, symbol=symbol, decimals=decimals, layout=layout,
                               rows=rows, columns=columns)

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tabsdc.errors import RuleError
+from tabsdc.tableset import accepts_table_set
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -272,6 +273,7 @@ class RulesResult:
         return section
 
 
+@accepts_table_set
 def apply_rules(
     table: Table,
     rules: SensitivityRule | Sequence[SensitivityRule],

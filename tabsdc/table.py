@@ -8,7 +8,7 @@ columns ``value``, ``freq``, the largest contributions ``x1, x2, ...`` when know
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -296,8 +296,9 @@ class Table:
         negative: Literal["keep", "absolute"] = "keep",
         keep_empty: bool = True,
         total: str = DEFAULT_TOTAL,
+        progress: Callable[[str], None] | None = None,
     ) -> Table:
-        """Aggregate contributions (one row per record) into a table.
+        """Aggregate contributions (one row per record; pandas or dask) into a table.
 
         See :func:`tabsdc.microdata.table_from_microdata` for the parameters.
         """
@@ -307,7 +308,7 @@ class Table:
             raise InputError("the data has no records")
         return table_from_microdata(
             data, dims, value, holding=holding, weight=weight, hierarchies=hierarchies,
-            top=top, negative=negative, keep_empty=keep_empty, total=total,
+            top=top, negative=negative, keep_empty=keep_empty, total=total, progress=progress,
         )
 
     @classmethod

@@ -20,6 +20,7 @@ import pandas as pd
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES
+from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import in_working_units, validate_table
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ def print_progress(done: int, total: int) -> None:
               file=sys.stderr, flush=True)
 
 
+@accepts_table_set
 def audit(
     table: Table,
     *,

@@ -32,6 +32,7 @@ from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.solution import CTASolution
 from tabsdc.errors import InputError
 from tabsdc.table import Table
+from tabsdc.tableset import accepts_table_set
 
 __all__ = ["adjust", "adjust_multivariate", "METHODS"]
 
@@ -103,6 +104,7 @@ def _result(table: Table, problem: CTAProblem, y: np.ndarray, up: np.ndarray,
     )
 
 
+@accepts_table_set
 def adjust(
     table: Table,
     method: str = "milp",

@@ -39,12 +39,14 @@ from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
 from tabsdc.suppression.singletons import protect_singletons, singleton_rows
 from tabsdc.table import Table
+from tabsdc.tableset import accepts_table_set
 
 __all__ = ["suppress", "SuppressionResult", "METHODS"]
 
 METHODS = ("optimal", "heuristic", "network", "modular")
 
 
+@accepts_table_set
 def suppress(
     table: Table,
     method: Literal["optimal", "heuristic", "network", "modular"] = "optimal",
