@@ -50,6 +50,11 @@ def atomic_write(
         The temporary file. If the block raises (or is interrupted), the temporary file is
         removed and ``path`` is left as it was.
 
+    Raises
+    ------
+    OutputPathError
+        ``path`` is a folder, or its folder does not exist.
+
     Examples
     --------
     >>> import tempfile
@@ -70,7 +75,9 @@ def atomic_write(
         raise ValueError(f"mode must be 'w' or 'wb', not {mode!r}")
     path = Path(path)
     if path.is_dir():
-        raise IsADirectoryError(f"{path} is a folder, not a file")
+        raise OutputPathError(f"{path} is a folder; give a file name")
+    if not path.parent.is_dir():
+        raise OutputPathError(f"cannot write {path}: the folder {path.parent} does not exist")
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
                                              dir=path.parent if str(path.parent) else ".")
     try:

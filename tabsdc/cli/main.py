@@ -96,6 +96,8 @@ def run(
         print(f"{name}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
+        if getattr(args, "debug", False):
+            traceback.print_exc()
         done = (f"; written before the interrupt: {', '.join(map(str, args.written))}"
                 if args.written else "; no output written")
         last = f"; last progress: {args.last_progress}" if args.last_progress else ""

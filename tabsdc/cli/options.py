@@ -16,12 +16,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sdcreport.report import report_format
-from tabsdc.errors import TabSDCError
-from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule, SensitivityRule
+from tabsdc.errors import RuleError, TabSDCError
+from tabsdc.rules import (
+    DominanceRule,
+    FrequencyRule,
+    PPercentRule,
+    PQRule,
+    RulesResult,
+    SensitivityRule,
+    apply_rules,
+)
+from tabsdc.table import Table
 
 __all__ = [
     "Commands", "add_command", "add_input_options", "add_rule_options", "add_output_options",
-    "add_time_limit_option", "positive_seconds", "has_rules", "rules_from", "OUTPUT_OPTIONS",
+    "add_time_limit_option", "positive_seconds", "has_rules", "rules_from", "apply_rule_options",
+    "OUTPUT_OPTIONS",
     "progress_printer", "report_path",
 ]
 
@@ -176,6 +186,24 @@ def rules_from(args: argparse.Namespace) -> list[SensitivityRule]:
     if not rules:
         raise TabSDCError("choose at least one rule: --p, --pq, --nk or --freq")
     return rules
+
+
+def apply_rule_options(table: Table, args: argparse.Namespace) -> RulesResult:
+    """:func:`~tabsdc.rules.apply_rules` with the rule options; an error about negative
+    contributions names the option that handles them (``--negative absolute``).
+
+    Raises
+    ------
+    TabSDCError
+        No rule was given, or a rule cannot be applied to the table.
+    """
+    try:
+        return apply_rules(table, rules_from(args), lower_ratio=args.lower_ratio)
+    except RuleError as error:
+        message = str(error)
+        if "negative='absolute'" not in message:
+            raise
+        raise RuleError(message.replace("negative='absolute'", "--negative absolute")) from None
 
 
 def add_output_options(

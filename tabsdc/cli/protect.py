@@ -19,12 +19,11 @@ from tabsdc.cli.options import (
     add_output_options,
     add_rule_options,
     add_time_limit_option,
+    apply_rule_options,
     has_rules,
     progress_printer,
-    rules_from,
 )
 from tabsdc.errors import InputError
-from tabsdc.rules import apply_rules
 from tabsdc.suppression import METHODS, suppress
 
 __all__ = ["add_protect_command", "run_protect", "EXAMPLE"]
@@ -66,7 +65,7 @@ def run_protect(args: argparse.Namespace) -> int:
     table = read_table(args)
     rules = None
     if has_rules(args):
-        rules = apply_rules(table, rules_from(args), lower_ratio=args.lower_ratio)
+        rules = apply_rule_options(table, args)
         table = rules.table
     elif args.input.suffix.lower() != ".jj":
         raise InputError("choose rules (--p, --pq, --nk, --freq) for CSV input")

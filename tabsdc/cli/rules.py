@@ -12,9 +12,8 @@ from tabsdc.cli.options import (
     add_input_options,
     add_output_options,
     add_rule_options,
-    rules_from,
+    apply_rule_options,
 )
-from tabsdc.rules import apply_rules
 
 __all__ = ["add_rules_command", "run_rules", "EXAMPLE"]
 
@@ -43,7 +42,7 @@ def add_rules_command(commands: Commands) -> None:
 
 def run_rules(args: argparse.Namespace) -> int:
     """Run ``tabsdc rules``; exit status 0."""
-    result = apply_rules(read_table(args), rules_from(args), lower_ratio=args.lower_ratio)
+    result = apply_rule_options(read_table(args), args)
     print(result.summary())
     write_outputs(args, table=result.table, report=lambda: Report(
         f"Sensitivity rules: {args.input.name}").add(result.table.to_report(),
