@@ -66,6 +66,7 @@ def run_protect(args: argparse.Namespace) -> int:
     rules = None
     if has_rules(args):
         rules = apply_rule_options(table, args)
+        print(rules.summary(), flush=True)
         table = rules.table
     elif args.input.suffix.lower() != ".jj":
         raise InputError("choose rules (--p, --pq, --nk, --freq) for CSV input")
