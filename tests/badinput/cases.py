@@ -56,6 +56,7 @@ class Case:
     files: dict[str, str | bytes] = field(default_factory=dict)
     accepted: bool = False
     xfail: str | None = None
+    strict: bool = True
 
     @property
     def where(self) -> str:
@@ -277,9 +278,11 @@ CASES: list[Case] = [
     Case("csv-total-code", "a region coded 'Total', the label of the margin", _RULES,
          "'Total'", {"micro.csv": MICRO.replace("C,y,7", "Total,y,7")}),
     Case("csv-mixed-codes", "codes 1, \"1\" and 1.0 in one column", _mixed_codes, "region",
-         xfail="Table.from_microdata turns the codes 1, '1' and 1.0 into two cells '1' and "
-               "'1.0' without a word (the CLI reads codes as text, so only the API meets "
-               "this); the check belongs in tabsdc.microdata"),
+         xfail="Table.from_microdata of this branch turns the codes 1, '1' and 1.0 into two "
+               "cells '1' and '1.0' without a word (the CLI reads codes as text, so only the "
+               "API meets this); main's newer tabsdc.microdata refuses them with a "
+               "HierarchyError naming the dimension, so the case passes once merged",
+         strict=False),
     Case("hierarchy-twice", "--hierarchy given twice for one dimension",
          ("tabsdc", "rules", "{dir}/levels.csv", "--dims", "nuts2", "--value", "v", "--freq",
           "2", "--hierarchy", "nuts2=nuts1,nuts2", "--hierarchy", "nuts2=nuts1,nuts2"),
