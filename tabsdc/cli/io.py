@@ -145,10 +145,14 @@ def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str
 
 
 def input_paths(args: argparse.Namespace) -> list[Path]:
-    """Every file the command reads: its positional inputs and ``--hierarchy DIM=file.csv``."""
+    """Every file the command reads: its positional inputs, ``--hierarchy DIM=file.csv`` and
+    ``microsdc study --data file.csv``."""
     paths = [getattr(args, name, None) for name in ("input", "original", "masked")]
     paths += [Path(spec.partition("=")[2]) for spec in getattr(args, "hierarchy", None) or ()
               if spec.lower().endswith(".csv")]
+    data = getattr(args, "data", None)
+    if isinstance(data, str) and Path(data).is_file():
+        paths.append(Path(data))
     return [p for p in paths if isinstance(p, Path)]
 
 

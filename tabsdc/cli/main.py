@@ -46,7 +46,9 @@ EXIT_INTERRUPTED = 130
 #: A command's registration: adds its subparser (with ``run`` set) to the subcommands.
 Registration = Callable[[Commands], None]
 
-#: The ``tabsdc`` commands, in the order ``tabsdc --help`` lists them.
+#: The ``tabsdc`` commands, in the order ``tabsdc --help`` lists them. A new command is a
+#: module with a registration function (taking the object ``add_subparsers()`` returns and
+#: setting ``run``), appended here.
 COMMANDS: list[Registration] = [
     add_rules_command, add_protect_command, add_audit_command, add_round_command,
     add_adjust_command, add_demo_command,
