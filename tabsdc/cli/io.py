@@ -27,7 +27,7 @@ from tabsdc.table import Table
 
 __all__ = [
     "input_file", "read_csv_text", "read_records", "read_table", "hierarchies_from_specs",
-    "input_paths", "check_outputs", "write_outputs",
+    "input_paths", "check_outputs", "write_json", "write_outputs",
 ]
 
 
@@ -176,6 +176,13 @@ def check_outputs(args: argparse.Namespace) -> None:
                        mkdir=getattr(args, "mkdir", False))
 
 
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """Write a result's machine-readable summary (NaN and infinities as null), whole or not
+    at all."""
+    write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
+    print(f"result written to {path}")
+
+
 def write_outputs(
     args: argparse.Namespace,
     *,
@@ -215,11 +222,12 @@ def write_outputs(
         written.append(args.publish)
         print(f"publishable table written to {args.publish}")
     if args.json is not None:
-        content = (json.dumps(jsonable(data()), indent=2, allow_nan=False) if data
-                   else the_report().to_json())
-        write_text(args.json, content)
+        if data:
+            write_json(data(), args.json)
+        else:
+            write_text(args.json, the_report().to_json())
+            print(f"result written to {args.json}")
         written.append(args.json)
-        print(f"result written to {args.json}")
     for path, save in ((args.html, lambda p: write_text(p, the_report().to_html())),
                        (args.report, lambda p: the_report().save(p))):
         if path is not None:
