@@ -3,16 +3,18 @@
 ``compare`` measures information loss and disclosure risk of a masked file against its
 original; ``mask`` protects chosen columns of a CSV file (other columns are copied unchanged,
 rows keep their order); ``study`` runs the perturbation study of information-loss measures on
-a shipped or given data set. Reports are built with :mod:`sdcreport`. User errors end with a
-one-line message naming the file or column and exit status 2, never a traceback.
+a shipped or given data set. Reports are built with :mod:`sdcreport`. The runner is the one
+of ``tabsdc`` (:mod:`tabsdc.cli.main`): outputs are checked before the work starts and written
+whole or not at all; exit status 2 for a user error (one line naming the file or column), 3
+for an internal error (``--debug`` shows the traceback), 130 when interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +24,13 @@ import pandas as pd
 
 from microsdc.errors import DataError, MicroSDCError
 from sdcreport import Report
+from sdcreport.files import atomic_write, write_text
+from tabsdc.cli.io import read_csv_text
+from tabsdc.cli.main import build_parser, run
+from tabsdc.cli.options import Commands, add_command
+from tabsdc.errors import TabSDCError
 
-__all__ = ["main"]
+__all__ = ["main", "add_compare_command", "add_mask_command", "add_study_command"]
 
 #: Cell texts read as missing values.
 _MISSING = frozenset({"", "NA", "NaN", "nan", "NULL", "null", "N/A", "."})
@@ -31,20 +38,25 @@ _MISSING = frozenset({"", "NA", "NaN", "nan", "NULL", "null", "N/A", "."})
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``microsdc`` command line; returns the exit status."""
-    args = _parser().parse_args(argv)
-    try:
-        return args.run(args)
-    except (MicroSDCError, OSError) as error:
-        print(f"microsdc {args.command}: error: {error}", file=sys.stderr)
-        return 2
+    parser = build_parser(
+        "microsdc", __doc__.splitlines()[0],
+        [add_compare_command, add_mask_command, add_study_command],
+        "microsdc mask survey.csv --method mdav --vars income age --k 3 --out masked.csv")
+    return run(parser, argv, (MicroSDCError,))
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="microsdc", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+def _add_output_guards(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="allow an output to replace an input file")
+    parser.add_argument("--mkdir", action="store_true", help="create missing output folders")
 
-    compare = commands.add_parser(
-        "compare", help="information loss and disclosure risk of a masked file")
+
+def add_compare_command(commands: Commands) -> None:
+    """Add ``compare`` to the ``microsdc`` subcommands."""
+    compare = add_command(
+        commands, "compare", help="information loss and disclosure risk of a masked file",
+        example="microsdc compare survey.csv masked.csv --vars income age --json loss.json "
+                "--html loss.html")
     compare.add_argument("original", type=Path, help="CSV of the original records")
     compare.add_argument("masked", type=Path, help="CSV of the masked records, same order")
     compare.add_argument("--vars", nargs="+", metavar="COLUMN",
@@ -56,9 +68,15 @@ def _parser() -> argparse.ArgumentParser:
                          help="write every measure as JSON")
     compare.add_argument("--html", type=Path, metavar="OUT.html",
                          help="write an HTML report with figures")
+    _add_output_guards(compare)
     compare.set_defaults(run=_run_compare)
 
-    mask = commands.add_parser("mask", help="mask columns of a CSV file")
+
+def add_mask_command(commands: Commands) -> None:
+    """Add ``mask`` to the ``microsdc`` subcommands."""
+    mask = add_command(commands, "mask", help="mask columns of a CSV file",
+                       example="microsdc mask survey.csv --method noise --noise 50 --seed 1 "
+                               "--out masked.csv")
     mask.add_argument("original", type=Path, help="CSV of the records to mask")
     mask.add_argument("--method", required=True,
                       choices=("mdav", "noise", "correlated-noise", "rankswap"))
@@ -72,10 +90,16 @@ def _parser() -> argparse.ArgumentParser:
                       help="rank swapping window in %% of the records (default 15)")
     mask.add_argument("--seed", type=int, help="seed of the random methods")
     mask.add_argument("--out", type=Path, required=True, metavar="MASKED.csv")
+    _add_output_guards(mask)
     mask.set_defaults(run=_run_mask)
 
-    study = commands.add_parser(
-        "study", help="how information-loss measures rank masked data sets (perturbation grid)")
+
+def add_study_command(commands: Commands) -> None:
+    """Add ``study`` to the ``microsdc`` subcommands."""
+    study = add_command(
+        commands, "study", help="how information-loss measures rank masked data sets "
+        "(perturbation grid)",
+        example="microsdc study --data tarragona --quick --html study.html --json study.json")
     study.add_argument("--data", default="tarragona",
                        help="tarragona, casc (shipped) or a CSV file (default tarragona)")
     study.add_argument("--vars", nargs="+", metavar="COLUMN",
@@ -89,8 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     study.add_argument("--seed", type=int, help="seed of masking and tie breaking")
     study.add_argument("--html", type=Path, required=True, metavar="OUT.html")
     study.add_argument("--json", type=Path, required=True, metavar="OUT.json")
+    _add_output_guards(study)
     study.set_defaults(run=_run_study)
-    return parser
 
 
 # -- commands ----------------------------------------------------------------------------------
@@ -109,13 +133,13 @@ def _run_compare(args: argparse.Namespace) -> int:
     print(risk.summary())
     result = {"original": str(args.original), "masked": str(args.masked),
               "variables": columns, **utility.to_dict(), "risk": risk.to_dict()}
-    _write(args.json, json.dumps(_plain(result), indent=2, allow_nan=False))
+    write_text(args.json, json.dumps(_plain(result), indent=2, allow_nan=False))
     print(f"measures written to {args.json}")
     if args.html:
         report = Report(f"Masked data {args.masked.name} against {args.original.name}")
         report.metadata.update({"original": str(args.original), "masked": str(args.masked),
                                 "variables": ", ".join(columns)})
-        _write(args.html, report.add(utility.to_report(), risk.to_report()).to_html())
+        write_text(args.html, report.add(utility.to_report(), risk.to_report()).to_html())
         print(f"report written to {args.html}")
     return 0
 
@@ -139,7 +163,8 @@ def _run_mask(args: argparse.Namespace) -> int:
     apply, label = methods[args.method]
     out = text.copy()
     out[columns] = apply()
-    out.to_csv(args.out, index=False)
+    with atomic_write(args.out, encoding="utf-8", newline="") as stream:
+        out.to_csv(stream, index=False)
     print(f"{label}: masked {len(columns)} column(s) of {len(out)} records; "
           f"written to {args.out}")
     return 0
@@ -167,8 +192,8 @@ def _run_study(args: argparse.Namespace) -> int:
     report = Report(f"Information-loss study: {name}").add(result.to_report())
     report.metadata.update({"data": name, "records": len(data), "variables": data.shape[1],
                             "replications": replications, "quick": args.quick})
-    _write(args.html, report.to_html())
-    _write(args.json, report.to_json())
+    write_text(args.html, report.to_html())
+    write_text(args.json, report.to_json())
     print(f"report written to {args.html} and {args.json}")
     return 0
 
@@ -179,10 +204,11 @@ def _read_csv(path: Path) -> pd.DataFrame:
     indexed by the line of the file each record starts on (the header is line 1). Blank
     lines are not records."""
     try:
-        text = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except FileNotFoundError:
-        raise DataError(f"file not found: {path}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        text = pd.read_csv(io.StringIO(read_csv_text(path)), dtype=str, keep_default_na=False,
+                           skip_blank_lines=False)
+    except TabSDCError as error:  # missing, a folder, empty or not UTF-8
+        raise DataError(str(error)) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise DataError(f"cannot read {path} as CSV: {error}") from None
     breaks = sum((text[c].str.count("\n").to_numpy() for c in text.columns),
                  np.zeros(len(text), dtype=int))  # line breaks inside quoted cells
@@ -224,10 +250,6 @@ def _numeric(text: pd.DataFrame, columns: Sequence[str], path: Path) -> pd.DataF
     return pd.DataFrame(out, index=text.index)
 
 
-def _write(path: Path, content: str) -> None:
-    path.write_text(content, encoding="utf-8")
-
-
 def _plain(value: Any) -> Any:
     """JSON-ready: NaN and infinities become null."""
     if isinstance(value, dict):
@@ -240,4 +262,4 @@ def _plain(value: Any) -> Any:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

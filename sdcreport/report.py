@@ -29,9 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import write_text
 from sdcreport.numbers import format_frame, format_number
 
-__all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report", "jsonable"]
+__all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report", "jsonable",
+           "REPORT_FORMATS", "report_format"]
 
 #: Rows of a table shown in the text and Markdown renderers (HTML and JSON get all rows).
 MAX_PREVIEW_ROWS = 40
@@ -174,24 +176,38 @@ class Report:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def save(self, path: str | Path) -> Path:
-        """Write the report; the suffix chooses the format (.html, .md, .json, .txt)."""
+        """Write the report; the suffix chooses the format (.html, .md, .json, .txt).
+
+        The file is written whole or not at all (:func:`sdcreport.files.atomic_write`).
+        """
         path = Path(path)
-        renderers = {
-            ".html": self.to_html,
-            ".htm": self.to_html,
-            ".md": self.to_markdown,
-            ".json": self.to_json,
-            ".txt": self.to_text,
-        }
-        try:
-            render = renderers[path.suffix.lower()]
-        except KeyError:
-            raise ValueError(
-                f"cannot tell the report format from {path.name!r}: "
-                f"use one of {', '.join(renderers)}"
-            ) from None
-        path.write_text(render(), encoding="utf-8")
-        return path
+        render = getattr(self, REPORT_FORMATS[report_format(path)])
+        return write_text(path, render())
+
+
+#: Report file suffixes and the method that renders each.
+REPORT_FORMATS = {".html": "to_html", ".htm": "to_html", ".md": "to_markdown",
+                  ".json": "to_json", ".txt": "to_text"}
+
+
+def report_format(path: str | Path) -> str:
+    """The report format of a file name: its suffix, lower case.
+
+    Raises
+    ------
+    ValueError
+        A suffix that is not one of :data:`REPORT_FORMATS`.
+
+    Examples
+    --------
+    >>> report_format("audit.HTML")
+    '.html'
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix not in REPORT_FORMATS:
+        raise ValueError(f"cannot tell the report format from {Path(path).name!r}: "
+                         f"use one of {', '.join(REPORT_FORMATS)}")
+    return suffix
 
 
 # -- helpers -----------------------------------------------------------------------------------

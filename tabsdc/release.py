@@ -20,6 +20,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import atomic_write
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import TableSet, write_publishable_set
@@ -88,7 +89,8 @@ def write_publishable(
     """Write :func:`publishable_frame` as a CSV that Excel opens correctly.
 
     UTF-8 with a byte-order mark (so Excel reads accented labels), no index column, every
-    field as text. Use ``sep=";"`` for locales whose spreadsheets expect semicolons.
+    field as text. Use ``sep=";"`` for locales whose spreadsheets expect semicolons. The file
+    is written whole or not at all (:func:`sdcreport.files.atomic_write`).
     A :class:`~tabsdc.tableset.TableSet` is written as one file per table into the
     directory ``path`` (:func:`~tabsdc.tableset.write_publishable_set`).
     """
@@ -98,7 +100,8 @@ def write_publishable(
     path = Path(path)
     frame = publishable_frame(table, symbol=symbol, decimals=decimals, layout=layout,
                               rows=rows, columns=columns)
-    frame.to_csv(path, index=False, sep=sep, encoding="utf-8-sig")
+    with atomic_write(path, encoding="utf-8-sig", newline="") as stream:
+        frame.to_csv(stream, index=False, sep=sep)
     return path
 
 

@@ -32,6 +32,7 @@ import pandas as pd
 
 from tabsdc.errors import RuleError
 from tabsdc.tableset import accepts_table_set
+from tabsdc.validation import working_unit
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -389,6 +390,7 @@ def _contributions(cells: pd.DataFrame, n: int, rule: str) -> tuple[np.ndarray, 
 
 
 def _flag(upl: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sensitive where upl exceeds rounding noise relative to the cell total."""
-    sensitive = upl > 1e-9 * np.maximum(1.0, np.abs(total))
+    """Sensitive where upl exceeds rounding noise relative to the cell total (and, for cells
+    near 0, to the table's working unit: :func:`tabsdc.validation.working_unit`)."""
+    sensitive = upl > 1e-9 * np.maximum(working_unit(total), np.abs(total))
     return sensitive, np.where(sensitive, upl, 0.0)

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.files import atomic_write
 from tabsdc.errors import InputError, JJFormatError
 from tabsdc.table import STATUS_CODES, Table
 
@@ -367,6 +368,8 @@ def write_jj(
 ) -> Path:
     """Write ``table`` as a JJ file; the parameters are those of :func:`format_jj`.
 
+    The file is written whole or not at all (:func:`sdcreport.files.atomic_write`).
+
     Returns
     -------
     Path
@@ -386,7 +389,7 @@ def write_jj(
         lb_default=lb_default, widen_bounds=widen_bounds, max_scaled_cost=max_scaled_cost,
     )
     path = Path(path)
-    with path.open("w", encoding="ascii", newline="\n") as stream:
+    with atomic_write(path, encoding="ascii", newline="\n") as stream:
         stream.write(text)
     return path
 

@@ -104,7 +104,7 @@ def test_study_on_a_csv(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["mask", "{dir}/absent.csv", "--method", "mdav", "--out", "{dir}/o.csv"],
-     "file not found: {dir}/absent.csv"),
+     "{dir}/absent.csv: no such file"),
     (["mask", "{orig}", "--method", "mdav", "--out", "{dir}/o.csv"],
      "column 'id' of {orig} is not numeric ('c0000' on line 2); choose columns with --vars"),
     (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "TAXES", "--out", "{dir}/o.csv"],
@@ -118,7 +118,7 @@ def test_study_on_a_csv(tmp_path, capsys):
     (["study", "--data", "{holes}", "--html", "{dir}/s.html", "--json", "{dir}/s.json"],
      "column 'b' of {holes} has a missing value"),
     (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "--out", "{dir}/no/o.csv"],
-     "Cannot save file into a non-existent directory"),
+     "the folder {dir}/no does not exist (create it, or give --mkdir)"),
     # the line of the file: blank lines and line breaks inside quotes counted
     (["mask", "{infinite}", "--method", "noise", "--vars", "b", "--out", "{dir}/o.csv"],
      "column 'b' of {infinite} has an infinite value ('-inf' on line 5)"),

@@ -8,7 +8,7 @@ import pytest
 
 from sdcreport import Report
 from tabsdc import Table
-from tabsdc.cli_adjust import add_adjust_command, adjustment_demo_sections
+from tabsdc.cli.adjust import add_adjust_command, adjustment_demo_sections
 from tabsdc.errors import TabSDCError
 
 from ..conftest import DATA

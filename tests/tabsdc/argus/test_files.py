@@ -329,7 +329,7 @@ def test_codes_missing_from_a_hierarchy_are_named():
     *(f"tabsdc.io.argus.{name}" for name in ("syntax", "metadata", "microdata", "hrc", "cdl",
                                              "grc", "apriori", "safety", "tables", "tab",
                                              "output", "batch")),
-    "tabsdc.cli_argus"])
+    "tabsdc.cli.argus"])
 def test_the_examples_in_the_docstrings_run(module):
     import doctest
     import importlib

@@ -1,18 +1,20 @@
-"""The ``tabsdc round`` subcommand and the rounding part of ``tabsdc demo``.
+"""``tabsdc round`` and the rounding part of ``tabsdc demo``.
 
-``tabsdc round TABLE.(jj|csv) --base B --method M [--seed N] --out OUT.jj --json OUT.json
+``tabsdc round INPUT.(jj|csv) --base B --method M [--seed N] [--out OUT.jj] [--json OUT.json]
 [--html OUT.html]`` rounds every cell of a table (:func:`tabsdc.rounding.round_table`), writes
 the rounded table, a JSON summary (``status``, ``base``, ``method``, ``total_abs_deviation``,
-``max_abs_deviation``, ``additive`` and the statistics and audit) and optionally an HTML
-report. A CSV holds every cell, totals included, one column per dimension (as written by
-``tabsdc rules --out cells.csv``); the dimensions are the columns before ``value`` unless
-``--dims`` names them, every other column is carried over, and a hierarchical dimension needs
-``--hierarchy DIM=FILE.csv`` (columns ``parent,child``).
+``max_abs_deviation``, ``additive`` and the statistics and audit) and optionally an HTML report
+(any of them; see :func:`tabsdc.cli.options.add_output_options`). The choices of ``--method``
+are :data:`tabsdc.rounding.METHODS`. A CSV holds every cell, totals included, one column per
+dimension (as written by ``tabsdc rules --out cells.csv``); the dimensions are the columns
+before ``value`` unless ``--dims`` names them, every other column is carried over, and a
+hierarchical dimension needs ``--hierarchy DIM=FILE.csv`` (columns ``parent,child``).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,32 +22,68 @@ import numpy as np
 import pandas as pd
 
 from sdcreport import Report, Section
-from tabsdc.cli_io import (
-    add_publish_options,
+from tabsdc.cli.io import (
     hierarchies_from_specs,
-    publish,
+    input_file,
+    read_csv_text,
     read_records,
-    write_json,
-    write_table,
+    write_outputs,
 )
+from tabsdc.cli.options import Commands, add_command, add_output_options, add_time_limit_option
 from tabsdc.errors import InputError
 from tabsdc.rounding import METHODS, choose_base, round_table
 from tabsdc.table import Table
 
-__all__ = ["add_round_command", "read_round_input", "run_round", "rounding_demo_sections"]
+__all__ = ["add_round_command", "read_round_input", "run_round", "rounding_demo_sections",
+           "positive_base", "EXAMPLE"]
+
+EXAMPLE = ("tabsdc round counts.jj --base 5 --method controlled --seed 1 --out rounded.jj "
+           "--json rounded.json --publish publish.csv")
 
 #: Candidate bases of the demo's base choice.
 DEMO_BASES = (2, 3, 4, 5, 10)
 
 
-def add_round_command(commands: argparse._SubParsersAction) -> None:
-    """Add ``round`` to the ``tabsdc`` subcommands (its ``run`` is :func:`run_round`)."""
-    parser = commands.add_parser(
-        "round", help="round a table: the four rules, controlled or unbiased controlled "
-        "rounding, with quality statistics and the audit of the release")
-    parser.add_argument("table", type=Path, help="JJ file, or CSV of every cell (totals "
+def positive_base(text: str) -> int:
+    """``--base``: a whole number >= 2.
+
+    Examples
+    --------
+    >>> positive_base("5")
+    5
+    >>> positive_base("2.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number >= 2, not '2.5'
+    """
+    try:
+        base = int(text)
+    except ValueError:
+        base = 0
+    if base < 2:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 2, not {text!r}")
+    return base
+
+
+def add_round_command(commands: Commands) -> None:
+    """Add ``round`` to the ``tabsdc`` subcommands (its ``run`` is :func:`run_round`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="tabsdc")
+    >>> add_round_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["round", "t.jj", "--base", "5", "--method", "controlled"])
+    >>> args.base, args.run is run_round
+    (5, True)
+    """
+    parser = add_command(
+        commands, "round", example=EXAMPLE, help="round a table: the four rules, controlled "
+        "or unbiased controlled rounding, with quality statistics and the audit of the "
+        "release")
+    parser.add_argument("input", type=Path, help="JJ file, or CSV of every cell (totals "
                         "included)")
-    parser.add_argument("--base", type=int, required=True, help="rounding base (>= 2)")
+    parser.add_argument("--base", type=positive_base, required=True,
+                        help="rounding base (a whole number >= 2)")
     parser.add_argument("--method", required=True, choices=METHODS)
     parser.add_argument("--seed", type=int, help="random seed of the random methods")
     parser.add_argument("--column", default="value",
@@ -55,15 +93,11 @@ def add_round_command(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--hierarchy", action="append", default=[], metavar="DIM=FILE.csv",
                         help="hierarchy of a CSV dimension from a file with columns "
                         "parent,child")
-    parser.add_argument("--time-limit", type=float,
-                        help="seconds for the controlled rounding MILP")
+    add_time_limit_option(parser)
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the audit of the release (two LPs per cell)")
-    parser.add_argument("--out", type=Path, required=True,
-                        help="write the rounded table (.jj or .csv)")
-    parser.add_argument("--json", type=Path, required=True, help="write the result summary")
-    parser.add_argument("--html", type=Path, help="write an HTML report")
-    add_publish_options(parser)
+    add_output_options(parser, json_help="write the result summary (status, base, method, "
+                       "deviations, additive, statistics, audit)")
     parser.set_defaults(run=run_round)
 
 
@@ -86,7 +120,7 @@ def read_round_input(
     """
     suffix = path.suffix.lower()
     if suffix == ".jj":
-        table = Table.from_jj(path)
+        table = Table.from_jj(input_file(path))
     elif suffix == ".csv":
         table = _table_from_csv(path, dims, hierarchy_specs)
     else:
@@ -105,7 +139,7 @@ def read_round_input(
 
 
 def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]) -> Table:
-    header = list(pd.read_csv(path, nrows=0).columns)
+    header = list(pd.read_csv(io.StringIO(read_csv_text(path)), nrows=0).columns)
     if "value" not in header:
         raise InputError(f"{path}: no 'value' column (columns: {', '.join(header)})")
     dims = list(dims) if dims else header[:header.index("value")]
@@ -123,19 +157,16 @@ def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]
 def run_round(args: argparse.Namespace) -> int:
     """Run ``tabsdc round``; exit status 1 when no controlled rounding exists (the closest
     additive alternative is written instead), else 0."""
-    table = read_round_input(args.table, args.column, args.dims, args.hierarchy)
+    table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
     result = round_table(table, args.base, args.method, args.seed,
                          time_limit=args.time_limit, audit=not args.no_audit)
     print(result.summary())
-    write_table(result.table, args.out)
-    publish(result.table, args, every_cell=True)
-    write_json(result.to_dict(), args.json)
-    if args.html:
-        Report(f"Rounding of {args.table.name}",
-               metadata={"column rounded": args.column, "base": args.base,
-                         "method": args.method, "seed": args.seed}
-               ).add(result.to_report(), result.table.to_report()).save(args.html)
-        print(f"report written to {args.html}")
+    write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
+                  report=lambda: Report(
+                      f"Rounding of {args.input.name}",
+                      metadata={"column rounded": args.column, "base": args.base,
+                                "method": args.method, "seed": args.seed}
+                  ).add(result.to_report(), result.table.to_report()))
     return 1 if result.exists is False else 0
 
 

@@ -11,17 +11,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from tabsdc.cli.options import Commands, add_command
+
 __all__ = ["add_ui_command", "run_ui", "main"]
 
 #: Default upload limit of the command, in megabytes.
 MAX_UPLOAD_MB = 200.0
 
 
-def add_ui_command(commands: argparse._SubParsersAction) -> None:
+def add_ui_command(commands: Commands) -> None:
     """Add ``ui`` to the ``tabsdc`` subcommands (its ``run`` is :func:`run_ui`)."""
-    parser = commands.add_parser(
-        "ui", help="a web app on this machine: upload data, choose rules, protect, check "
-                   "and download, in the browser")
+    parser = add_command(
+        commands, "ui", help="a web app on this machine: upload data, choose rules, protect, "
+        "check and download, in the browser", example="tabsdc ui --port 8050 --no-browser")
     _add_options(parser)
     parser.set_defaults(run=run_ui)
 

@@ -14,13 +14,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tabsdc.cli_io import write_json
+from sdcreport.files import write_text
+from tabsdc.cli.io import write_json
+from tabsdc.cli.options import Commands, add_command, positive_seconds
 from tabsdc.io.argus.batch import run_batch
 
 __all__ = ["add_argus_command"]
 
 
-def add_argus_command(commands: argparse._SubParsersAction) -> None:
+def add_argus_command(commands: Commands) -> None:
     """Add the ``argus`` subcommand to a ``tabsdc`` parser's subcommands.
 
     Examples
@@ -28,14 +30,16 @@ def add_argus_command(commands: argparse._SubParsersAction) -> None:
     >>> parser = argparse.ArgumentParser(prog="tabsdc")
     >>> add_argus_command(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["argus", "job.arb", "--time-limit", "60"])
-    >>> args.batch.name, args.time_limit, args.run.__name__
+    >>> args.input.name, args.time_limit, args.run.__name__
     ('job.arb', 60.0, '_run_argus')
     """
-    parser = commands.add_parser(
-        "argus", help="run a tau-ARGUS batch file (.arb) with this toolkit's methods",
+    parser = add_command(
+        commands, "argus", help="run a tau-ARGUS batch file (.arb) with this toolkit's methods",
+        example="tabsdc argus TestTable.arb --log job.log --json job.json",
         description=__doc__.splitlines()[0])
-    parser.add_argument("batch", type=Path, help="the tau-ARGUS batch file (.arb)")
-    parser.add_argument("--time-limit", type=float,
+    parser.add_argument("input", type=Path, metavar="JOB.arb",
+                        help="the tau-ARGUS batch file (.arb)")
+    parser.add_argument("--time-limit", type=positive_seconds,
                         help="seconds per protection (caps the batch file's own limits)")
     parser.add_argument("--log", type=Path, help="also write the log to this file")
     parser.add_argument("--json", type=Path,
@@ -45,12 +49,12 @@ def add_argus_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _run_argus(args: argparse.Namespace) -> int:
-    result = run_batch(args.batch, time_limit=args.time_limit,
+    result = run_batch(args.input, time_limit=args.time_limit,
                        progress=None if args.quiet else print)
     if args.log:
-        args.log.write_text("\n".join(result.log) + "\n")
+        write_text(args.log, "\n".join(result.log) + "\n")
     if args.json:
-        write_json({"batch": str(args.batch), "passed": result.passed,
+        write_json({"batch": str(args.input), "passed": result.passed,
                     "written": [str(p) for p in result.written],
                     "tables": [{"table": job.spec.label,
                                 "method": job.outcome.method if job.outcome else None,

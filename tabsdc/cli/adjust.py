@@ -1,0 +1,114 @@
+"""``tabsdc adjust`` (controlled tabular adjustment) and the CTA part of ``tabsdc demo``.
+
+``tabsdc adjust INPUT.jj [--method M] [--weights unit|inverse|jj] [--preserve mean,variance]
+[--time-limit S] [--out OUT.jj] [--json OUT.json] [--html OUT.html]`` adjusts the sensitive
+cells (status ``u``, protection levels ``lpl``/``upl``) of a JJ table with
+:func:`tabsdc.cta.adjust`, prints the result's summary and writes the adjusted table, its JSON
+summary and an HTML report (any of them). The choices of ``--method`` are
+:data:`tabsdc.cta.METHODS` and its default is the default of :func:`tabsdc.cta.adjust`. The
+exit status is 0 when every check of the result passes (additivity, protection, bounds, fixed
+cells, preserved statistics), 1 when one fails; user errors raise
+:class:`~tabsdc.errors.TabSDCError` subclasses, which ``tabsdc`` turns into a one-line message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+from pathlib import Path
+
+from sdcreport import Report, Section
+from tabsdc.cli.io import input_file, write_outputs
+from tabsdc.cli.options import Commands, add_command, add_output_options, add_time_limit_option
+from tabsdc.cta import METHODS, WEIGHTS, AdjustmentResult, adjust
+from tabsdc.table import Table
+
+__all__ = ["add_adjust_command", "run_adjust", "adjustment_demo_sections", "DEMO_TIME_LIMIT",
+           "EXAMPLE"]
+
+EXAMPLE = ("tabsdc adjust protected.jj --preserve mean,variance --time-limit 60 "
+           "--out adjusted.jj --json adjusted.json --html adjusted.html")
+
+#: Seconds the demo gives the CTA heuristic (search and MILP bound together).
+DEMO_TIME_LIMIT = 5.0
+
+
+def add_adjust_command(commands: Commands) -> None:
+    """Add the ``adjust`` subcommand to a ``tabsdc`` parser's subcommands (its ``run`` is
+    :func:`run_adjust`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="tabsdc")
+    >>> add_adjust_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["adjust", "t.jj", "--method", "l2", "--out", "o.jj"])
+    >>> args.method, args.weights, args.run is run_adjust
+    ('l2', 'inverse', True)
+    """
+    defaults = inspect.signature(adjust).parameters
+    parser = add_command(commands, "adjust", example=EXAMPLE, help="controlled tabular "
+                         "adjustment of a JJ table (CTA, MDI-CTA)")
+    parser.add_argument("input", type=Path, help="JJ file with sensitive cells (u)")
+    parser.add_argument("--method", default=defaults["method"].default, choices=METHODS,
+                        help="milp (exact L1), heuristic (large tables), l2 (least squares "
+                        "QP), mdi (MDI-CTA); default %(default)s")
+    parser.add_argument("--weights", default="inverse", choices=WEIGHTS,
+                        help="cost per unit of change: unit, inverse (1/value, the default) "
+                        "or the JJ weight column")
+    parser.add_argument("--preserve", default=None,
+                        help="statistics of the interior cells to keep, e.g. mean,variance "
+                        "(or correlation)")
+    parser.add_argument("--min-correlation", type=float, default=0.99,
+                        help="with --preserve correlation: lower limit (default 0.99)")
+    parser.add_argument("--relative-capacity", type=float, default=None,
+                        help="largest change of a non-sensitive cell as a fraction of its "
+                        "value")
+    parser.add_argument("--fix-totals", action="store_true",
+                        help="keep every non-sensitive total unchanged")
+    add_time_limit_option(parser)
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="mdi: significance level that ends the search")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="randomness of the heuristic and of MDI-CTA")
+    add_output_options(parser, json_help="write the result's summary: status, objective, "
+                       "bound, gap, l1_distance, additive, protected, ...")
+    parser.set_defaults(run=run_adjust)
+
+
+def run_adjust(args: argparse.Namespace) -> int:
+    """Run ``tabsdc adjust``; exit status 0 when every check of the result passes, else 1."""
+    table = Table.from_jj(input_file(args.input))
+    result = adjust(table, args.method, args.weights, preserve=args.preserve,
+                    min_correlation=args.min_correlation,
+                    relative_capacity=args.relative_capacity, fix_totals=args.fix_totals,
+                    time_limit=args.time_limit, seed=args.seed, alpha=args.alpha)
+    print(result.summary())
+    write_outputs(args, table=result.adjusted, data=result.to_dict, every_cell=True,
+                  report=lambda: Report(f"Controlled tabular adjustment of {args.input.name}"
+                                        ).add(result.table.to_report(), result.to_report()))
+    return 0 if result.verification.passed else 1
+
+
+def adjustment_demo_sections(table: Table, time_limit: float = DEMO_TIME_LIMIT
+                             ) -> list[Section]:
+    """Report sections of the demo: CTA of a table whose primaries have protection levels.
+
+    Runs the L1 heuristic (inverse weights, means and variances of the interior cells kept)
+    with ``time_limit`` seconds in all, and reports its certificate, checks, quality figures
+    and scatter plot.
+
+    Parameters
+    ----------
+    table : Table
+        A table after sensitivity rules (status ``u``, ``lpl``/``upl`` set), e.g.
+        ``apply_rules(...).table``.
+    time_limit : float
+        Seconds for the adjustment.
+
+    Returns
+    -------
+    list of sdcreport.Section
+    """
+    result: AdjustmentResult = adjust(table, "heuristic", "inverse", preserve="mean,variance",
+                                      time_limit=time_limit, seed=0)
+    return [result.to_report()]

@@ -1,0 +1,71 @@
+"""``tabsdc audit``: the interval attack on a table with hidden cells, and its verdicts.
+
+``--prior-q Q`` gives the attacker the p/q prior (every value known within Q %); ``--pq Q``,
+its former name, still works for one release with a deprecation message. Exit status 1 when
+a sensitive cell is not protected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from sdcreport import Report
+from tabsdc.cli.io import input_file, write_outputs
+from tabsdc.cli.options import (
+    Commands,
+    add_command,
+    add_output_options,
+    add_time_limit_option,
+)
+from tabsdc.table import Table
+
+__all__ = ["add_audit_command", "run_audit", "EXAMPLE"]
+
+EXAMPLE = "tabsdc audit protected.jj --prior-q 20 --json audit.json --html audit.html"
+
+
+def add_audit_command(commands: Commands) -> None:
+    """Add ``audit`` to the subcommands (its ``run`` is :func:`run_audit`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="tabsdc")
+    >>> add_audit_command(parser.add_subparsers(dest="command"))
+    >>> parser.parse_args(["audit", "t.jj", "--prior-q", "20"]).prior_q
+    20.0
+    """
+    parser = add_command(commands, "audit", example=EXAMPLE, help="interval attack on a "
+                         "table with hidden cells; protection verdicts")
+    parser.add_argument("input", type=Path, help="JJ file (status u/m/x/w = hidden)")
+    parser.add_argument("--prior-q", type=float, metavar="Q",
+                        help="the attacker knows every value within Q %% (p/q prior)")
+    parser.add_argument("--pq", type=float, metavar="Q", dest="deprecated_pq",
+                        help="former name of --prior-q (deprecated)")
+    parser.add_argument("--integer", action="store_true",
+                        help="also compute integer bounds (a MILP per bound)")
+    parser.add_argument("--release-intervals", action="store_true",
+                        help="the intervals will be published: run the p/q-interval attack")
+    parser.add_argument("--solver", default="highs", help="LP solver (default highs)")
+    add_time_limit_option(parser)
+    add_output_options(parser, table=False, json_help="write the verdicts as JSON")
+    parser.set_defaults(run=run_audit)
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    """Run ``tabsdc audit``; exit status 0 when every sensitive cell is protected, else 1."""
+    from tabsdc.audit import audit, print_progress
+
+    q = args.prior_q
+    if args.deprecated_pq is not None:
+        print("tabsdc audit: --pq is deprecated and will be removed in the next release; "
+              "use --prior-q", file=sys.stderr)
+        q = args.deprecated_pq if q is None else q
+    result = audit(Table.from_jj(input_file(args.input)), prior="pq" if q else "table", q=q,
+                   integer=args.integer, release_intervals=args.release_intervals,
+                   solver=args.solver, time_limit=args.time_limit, progress=print_progress)
+    print(result.summary())
+    write_outputs(args, data=result.to_dict, report=lambda: Report(
+        f"Audit of {args.input.name}").add(result.to_report()))
+    return 0 if result.protected else 1

@@ -1,0 +1,236 @@
+"""Files of the ``tabsdc`` commands: reading the input table, checking and writing outputs.
+
+Readers turn every problem with a file (missing, a folder, empty, not UTF-8, not CSV) into a
+:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line. Writers
+go through :mod:`sdcreport.files`: outputs are checked by :func:`check_outputs` before the
+work starts and each is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sdcreport import Report
+from sdcreport.files import atomic_write, check_output_paths, write_text
+from sdcreport.report import jsonable
+from tabsdc.cli.options import OUTPUT_OPTIONS
+from tabsdc.errors import InputError, TabSDCError
+from tabsdc.hierarchy import Hierarchy
+from tabsdc.table import Table
+
+__all__ = [
+    "input_file", "read_csv_text", "read_records", "read_table", "hierarchies_from_specs",
+    "input_paths", "check_outputs", "write_json", "write_outputs",
+]
+
+
+def input_file(path: Path) -> Path:
+    """``path``, checked to be an existing file (not a folder).
+
+    Raises
+    ------
+    InputError
+        The file does not exist or is a folder.
+    """
+    if path.is_dir():
+        raise InputError(f"{path} is a folder; give a file")
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    return path
+
+
+def read_csv_text(path: Path) -> str:
+    """The text of a CSV file (UTF-8, with or without a byte-order mark).
+
+    Raises
+    ------
+    InputError
+        The file is missing, a folder, empty, or not UTF-8 (the line of the first bad byte).
+    """
+    data = input_file(path).read_bytes()
+    if not data.strip():
+        raise InputError(f"{path} is empty")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}: line {line} is not UTF-8 text (byte "
+                         f"{data[error.start]:#04x}); save the file as UTF-8") from None
+
+
+def read_records(path: Path, codes: Sequence[str] = ()) -> pd.DataFrame:
+    """A CSV of records (or interior cells), indexed by the line of the file each record is on
+    (the header is line 1), so that every error names the line; ``codes`` columns as text.
+
+    Raises
+    ------
+    InputError
+        The file is missing, empty, not UTF-8, holds a header only, or is not valid CSV.
+    """
+    text = read_csv_text(path)
+    try:
+        data = pd.read_csv(io.StringIO(text), dtype=dict.fromkeys(codes, str))
+    except pd.errors.EmptyDataError:
+        raise InputError(f"{path} is empty") from None
+    except pd.errors.ParserError as error:
+        raise InputError(f"{path} is not a valid CSV file: {error}".strip()) from None
+    if data.empty:
+        raise InputError(f"{path} has a header but no records")
+    data.index = pd.RangeIndex(2, len(data) + 2, name="line")
+    return data
+
+
+def read_table(args: argparse.Namespace) -> Table:
+    """The table of the input options (:func:`tabsdc.cli.options.add_input_options`).
+
+    Raises
+    ------
+    TabSDCError
+        A bad file, option or table (the table builders' errors name the cell or line).
+    """
+    if args.input.suffix.lower() == ".jj":
+        return Table.from_jj(input_file(args.input))
+    if not args.dims:
+        raise InputError("--dims is required for CSV input")
+    data = read_records(args.input, args.dims)
+    hierarchies = hierarchies_from_specs(args.hierarchy, data)
+    if args.aggregated:
+        return Table.from_aggregated(data, args.dims, args.value or "value",
+                                     freq=args.freq_column, top=args.top_columns,
+                                     hierarchies=hierarchies)
+    top = max([2, *(int(n) for n, _ in args.nk)])
+    return Table.from_microdata(data, args.dims, args.value, holding=args.holding,
+                                weight=args.weight, hierarchies=hierarchies, top=top,
+                                negative=args.negative)
+
+
+def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str, Hierarchy]:
+    """``--hierarchy DIM=L1,L2,...`` (level columns of ``data``) or ``DIM=file.csv``
+    (a parent/child file) options, as hierarchies.
+
+    Raises
+    ------
+    TabSDCError
+        A malformed option, a dimension given twice, a missing column or file.
+    """
+    hierarchies = {}
+    for spec in specs:
+        dim, _, source = spec.partition("=")
+        if not source:
+            raise InputError(f"--hierarchy {spec!r}: expected DIM=L1,L2,... or DIM=file.csv")
+        if dim in hierarchies:
+            raise InputError(f"--hierarchy is given twice for the dimension {dim!r}; give "
+                             "one hierarchy per dimension")
+        if source.lower().endswith(".csv"):
+            path = Path(source)
+            frame = pd.read_csv(io.StringIO(read_csv_text(path)), dtype=str)
+            try:
+                hierarchies[dim] = Hierarchy.from_parent_child(frame)
+            except TabSDCError as error:
+                raise type(error)(f"{path}: {error}") from None
+        else:
+            columns = source.split(",")
+            missing = [c for c in columns if c not in data.columns]
+            if missing:
+                raise InputError(f"--hierarchy {spec!r}: no column {missing[0]!r} in the data")
+            hierarchies[dim] = Hierarchy.from_levels(data[columns].astype(str))
+    return hierarchies
+
+
+def input_paths(args: argparse.Namespace) -> list[Path]:
+    """Every file the command reads: its positional inputs, ``--hierarchy DIM=file.csv`` and
+    ``microsdc study --data file.csv``."""
+    paths = [getattr(args, name, None) for name in ("input", "original", "masked")]
+    paths += [Path(spec.partition("=")[2]) for spec in getattr(args, "hierarchy", None) or ()
+              if spec.lower().endswith(".csv")]
+    data = getattr(args, "data", None)
+    if isinstance(data, str) and Path(data).is_file():
+        paths.append(Path(data))
+    return [p for p in paths if isinstance(p, Path)]
+
+
+def _outputs(args: argparse.Namespace) -> Iterator[tuple[str, Path]]:
+    for dest, flag in OUTPUT_OPTIONS:
+        path = getattr(args, dest, None)
+        if path is not None:
+            yield flag, path
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output option before the work starts (see
+    :func:`sdcreport.files.check_output_paths`).
+
+    Raises
+    ------
+    sdcreport.files.OutputPathError
+        An output that cannot or must not be written.
+    """
+    check_output_paths(_outputs(args), input_paths(args), force=getattr(args, "force", False),
+                       mkdir=getattr(args, "mkdir", False))
+
+
+def write_json(data: dict[str, Any], path: Path) -> None:
+    """Write a result's machine-readable summary (NaN and infinities as null), whole or not
+    at all."""
+    write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
+    print(f"result written to {path}")
+
+
+def write_outputs(
+    args: argparse.Namespace,
+    *,
+    table: Table | None = None,
+    data: Callable[[], dict[str, Any]] | None = None,
+    report: Callable[[], Report] | None = None,
+    every_cell: bool = False,
+) -> None:
+    """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
+    result's ``data`` (``--json``; the report's content when there is no ``data``) and the
+    ``report`` (``--html``, ``--report``), each whole or not at all.
+
+    ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
+    their new values). Each file written is appended to ``args.written``.
+    """
+    from tabsdc.release import write_publishable
+
+    built = []
+
+    def the_report() -> Report:
+        if not built:
+            built.append(report())
+        return built[0]
+
+    written = getattr(args, "written", [])
+    if getattr(args, "out", None) is not None and table is not None:
+        if args.out.suffix.lower() == ".jj":
+            table.to_jj(args.out)
+        else:
+            with atomic_write(args.out, encoding="utf-8", newline="") as stream:
+                table.to_frame().to_csv(stream, index=False)
+        written.append(args.out)
+        print(f"table written to {args.out}")
+    if getattr(args, "publish", None) is not None and table is not None:
+        published = table.with_columns(status="s") if every_cell else table
+        write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
+        written.append(args.publish)
+        print(f"publishable table written to {args.publish}")
+    if args.json is not None:
+        if data:
+            write_json(data(), args.json)
+        else:
+            write_text(args.json, the_report().to_json())
+            print(f"result written to {args.json}")
+        written.append(args.json)
+    for path, save in ((args.html, lambda p: write_text(p, the_report().to_html())),
+                       (args.report, lambda p: the_report().save(p))):
+        if path is not None:
+            save(path)
+            written.append(path)
+            print(f"report written to {path}")

@@ -1,0 +1,80 @@
+"""``tabsdc protect``: complementary cell suppression of microdata (with rules) or a JJ file.
+
+The choices of ``--method`` are :data:`tabsdc.suppression.METHODS` and its default is the
+default of :func:`tabsdc.suppression.suppress`. Exit status 1 when the audit of the result
+finds a sensitive cell unprotected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+
+from sdcreport import Report
+from tabsdc.cli.io import read_table, write_outputs
+from tabsdc.cli.options import (
+    Commands,
+    add_command,
+    add_input_options,
+    add_output_options,
+    add_rule_options,
+    add_time_limit_option,
+    apply_rule_options,
+    has_rules,
+    progress_printer,
+)
+from tabsdc.errors import InputError
+from tabsdc.suppression import METHODS, suppress
+
+__all__ = ["add_protect_command", "run_protect", "EXAMPLE"]
+
+EXAMPLE = ("tabsdc protect survey.csv --dims A88 NUTS3 --value TURNOVER --p 10 --freq 3 "
+           "--time-limit 600 --out protected.jj --publish publish.csv --html report.html")
+
+
+def add_protect_command(commands: Commands) -> None:
+    """Add ``protect`` to the subcommands (its ``run`` is :func:`run_protect`).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser(prog="tabsdc")
+    >>> add_protect_command(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["protect", "t.jj", "--time-limit", "60"])
+    >>> args.method == inspect.signature(suppress).parameters["method"].default
+    True
+    """
+    parser = add_command(commands, "protect", example=EXAMPLE, help="complementary cell "
+                         "suppression (microdata CSV + rules, or a JJ file with primaries)")
+    add_input_options(parser)
+    add_rule_options(parser)
+    method = parser.add_argument_group("suppression")
+    method.add_argument("--method", choices=METHODS,
+                        default=inspect.signature(suppress).parameters["method"].default,
+                        help="suppression method (default %(default)s)")
+    method.add_argument("--cost", default="value",
+                        help="value, count, entropy, or a cell column (e.g. weight)")
+    add_time_limit_option(method)
+    method.add_argument("--no-totals", action="store_true", help="never suppress totals")
+    add_output_options(parser, json_help="write status, objective, bound, gap, cells")
+    parser.set_defaults(run=run_protect)
+
+
+def run_protect(args: argparse.Namespace) -> int:
+    """Run ``tabsdc protect``; exit status 0 when the audit finds the table protected, else
+    1."""
+    table = read_table(args)
+    rules = None
+    if has_rules(args):
+        rules = apply_rule_options(table, args)
+        print(rules.summary(), flush=True)
+        table = rules.table
+    elif args.input.suffix.lower() != ".jj":
+        raise InputError("choose rules (--p, --pq, --nk, --freq) for CSV input")
+    result = suppress(table, args.method, args.cost, time_limit=args.time_limit,
+                      suppress_totals=not args.no_totals, progress=progress_printer(args))
+    print(result.summary())
+    write_outputs(args, table=result.table, data=result.to_dict, report=lambda: Report(
+        f"Suppression of {args.input.name}").add(
+            result.table.to_report(), *([rules.to_report()] if rules else []),
+            result.to_report(), result.audit.to_report()))
+    return 0 if result.audit.protected else 1
