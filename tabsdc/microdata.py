@@ -26,14 +26,14 @@ import pandas as pd
 from tabsdc import structure
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
-from tabsdc.table import (
-    Table,
-    _code_positions,
-    _multiindex,
-    _require_columns,
-    _require_numeric,
-    _resolve_hierarchies,
+from tabsdc.inputs import (
+    cell_index,
+    code_positions,
+    require_columns,
+    require_numeric,
+    resolve_hierarchies,
 )
+from tabsdc.table import Table
 
 __all__ = [
     "table_from_microdata",
@@ -131,7 +131,7 @@ def table_from_microdata(
         raise InputError(f"negative must be 'keep' or 'absolute', not {negative!r}")
     if top < 1:
         raise InputError(f"top must be at least 1, not {top}")
-    _require_columns(data, [*dims, *(c for c in (value, holding, weight) if c)])
+    require_columns(data, [*dims, *(c for c in (value, holding, weight) if c)])
     spec = RecordSpec(tuple(dims), value, holding, weight, top, negative, total)
     hier = resolve_microdata_hierarchies(data, dims, hierarchies, total)
     _report_estimate(hier, top, keep_empty, progress)
@@ -197,9 +197,9 @@ def aggregate_records(
     Whole-array work only: codes to integer keys, ``np.unique`` and ``np.bincount``.
     """
     codes = _checked_codes(data, spec)
-    _resolve_hierarchies(codes, spec.dims, hier, spec.total, leaves_only=True)
-    _require_numeric(data, [c for c in (spec.value, spec.weight) if c])
-    coords = _code_positions(codes, spec.dims, hier)
+    resolve_hierarchies(codes, spec.dims, hier, spec.total, leaves_only=True)
+    require_numeric(data, [c for c in (spec.value, spec.weight) if c])
+    coords = code_positions(codes, spec.dims, hier)
     x = np.ones(len(data)) if spec.value is None else data[spec.value].to_numpy(float)
     w = np.ones(len(data)) if spec.weight is None else data[spec.weight].to_numpy(float)
     if (w < 0).any():
@@ -234,7 +234,7 @@ def resolve_microdata_hierarchies(
     first seen (pandas or dask data; for dask one pass over the dimension columns)."""
     hierarchies = dict(hierarchies or {})
     missing = [d for d in dims if d not in hierarchies]
-    _require_columns(data, missing)
+    require_columns(data, missing)
     if not missing:
         seen: dict[str, np.ndarray] = {}
     elif is_dask_frame(data):
@@ -243,7 +243,7 @@ def resolve_microdata_hierarchies(
         seen = codes_seen(data, missing)
     else:
         seen = codes_in_order(data, missing)
-    return _resolve_hierarchies(seen, dims, hierarchies, total, leaves_only=False)
+    return resolve_hierarchies(seen, dims, hierarchies, total, leaves_only=False)
 
 
 def estimate_build(hierarchies: Mapping[str, Hierarchy], top: int = 3) -> dict[str, float]:
@@ -296,8 +296,8 @@ def table_from_cells(
     else:
         dims = list(codes.columns)
         codes = codes.astype(str)
-        hier = _resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=True)
-        coords = _code_positions(codes, dims, hier)
+        hier = resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=True)
+        coords = code_positions(codes, dims, hier)
     hier_list = list(hier.values())
     indexer = structure.CellIndexer(tuple(len(h) for h in hier_list))
     keys = indexer.keys(coords)
@@ -413,7 +413,7 @@ def _assemble(
         column = np.zeros(n)
         column[position] = np.where(np.isfinite(tops[:, j]), tops[:, j], 0.0)
         columns[f"x{j + 1}"] = column
-    cells = pd.DataFrame(columns, index=_multiindex(coords, hier))
+    cells = pd.DataFrame(columns, index=cell_index(coords, hier))
     cells["status"] = np.where(rows == 0, "z", "s")
     A, _, _ = structure.relations(coords, hier_list)
     return Table(cells, A, np.zeros(A.shape[0]), hier)

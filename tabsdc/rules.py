@@ -48,6 +48,7 @@ __all__ = [
     "apply_rules",
     "p_percent_sensitivity",
     "pq_sensitivity",
+    "largest_contributions",
 ]
 
 
@@ -118,7 +119,7 @@ class DominanceRule:
         return f"({self.n},{self.k:g})-dominance"
 
     def evaluate(self, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        top, total = _contributions(cells, self.n, self.name)
+        top, total = largest_contributions(cells, self.n, self.name)
         upl = 100.0 / self.k * top.sum(axis=1) - total
         return _flag(upl, total)
 
@@ -142,7 +143,7 @@ class PPercentRule:
         return f"p%(p={self.p:g})"
 
     def evaluate(self, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        top, total = _contributions(cells, 2, self.name)
+        top, total = largest_contributions(cells, 2, self.name)
         upl = self.p / 100 * top[:, 0] - (total - top[:, 0] - top[:, 1])
         return _flag(upl, total)
 
@@ -168,7 +169,7 @@ class PQRule:
         return f"p/q(p={self.p:g},q={self.q:g})"
 
     def evaluate(self, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        top, total = _contributions(cells, 2, self.name)
+        top, total = largest_contributions(cells, 2, self.name)
         upl = self.p / self.q * top[:, 0] - (total - top[:, 0] - top[:, 1])
         return _flag(upl, total)
 
@@ -363,8 +364,12 @@ def _column(cells: pd.DataFrame, name: str, rule: str) -> np.ndarray:
     return cells[name].to_numpy(float)
 
 
-def _contributions(cells: pd.DataFrame, n: int, rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """The n largest contributions (cells x n) and the total X the rule compares them with."""
+def largest_contributions(
+    cells: pd.DataFrame, n: int, rule: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The n largest contributions (cells x n) and the total X the rule named ``rule``
+    compares them with; a :class:`RuleError` when the table lacks them or has negative
+    contributions."""
     names = [f"x{i}" for i in range(1, n + 1)]
     missing = [c for c in names if c not in cells.columns]
     if missing:

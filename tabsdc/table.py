@@ -20,6 +20,13 @@ import scipy.sparse as sp
 from tabsdc import structure
 from tabsdc.errors import AdditivityError, HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
+from tabsdc.inputs import (
+    cell_index,
+    code_positions,
+    require_columns,
+    require_numeric,
+    resolve_hierarchies,
+)
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -345,8 +352,8 @@ class Table:
         """
         from tabsdc.microdata import table_from_cells
 
-        _require_columns(frame, [*dims, value, *([freq] if freq else []), *top])
-        _require_numeric(frame, [value, *([freq] if freq else []), *top])
+        require_columns(frame, [*dims, value, *([freq] if freq else []), *top])
+        require_numeric(frame, [value, *([freq] if freq else []), *top])
         payload = pd.DataFrame({"value": frame[value].to_numpy(float)}, index=frame.index)
         if freq:
             payload["freq"] = frame[freq].to_numpy(float)
@@ -382,11 +389,11 @@ class Table:
             For duplicate cells, missing or non-numeric values, or missing total cells.
         """
         columns = dict(columns or {})
-        _require_columns(frame, [*dims, value, *columns.values()])
-        _require_numeric(frame, [value, *columns.values()])
+        require_columns(frame, [*dims, value, *columns.values()])
+        require_numeric(frame, [value, *columns.values()])
         codes = frame[list(dims)].astype(str)
-        hier = _resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=False)
-        coords = _code_positions(codes, dims, hier)
+        hier = resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=False)
+        coords = code_positions(codes, dims, hier)
         indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
         keys = indexer.keys(coords)
         dup = pd.Series(keys).duplicated().to_numpy()
@@ -404,7 +411,7 @@ class Table:
         cells = pd.DataFrame(
             {"value": frame[value].to_numpy(float)[order],
              **{k: frame[c].to_numpy()[order] for k, c in columns.items()}},
-            index=_multiindex(coords[order], hier),
+            index=cell_index(coords[order], hier),
         )
         A, _, _ = structure.relations(coords[order], list(hier.values()))
         table = cls(cells, A, np.zeros(A.shape[0]), hier)
@@ -461,87 +468,3 @@ def _require_finite_levels(cells: pd.DataFrame) -> None:
             first = int(np.flatnonzero(bad)[0])
             raise InputError(f"cell {cells.index[first]!r}: {column} "
                              f"{cells[column].iloc[first]:g} {what}")
-
-
-def _require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(
-            f"column {missing[0]!r} is not in the data (columns: {list(frame.columns)})"
-        )
-
-
-def _require_numeric(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Every entry of ``columns`` is a finite number; else name the column and the row (the
-    frame's index label, called by the index's name: the CLI's readers index by ``line``)."""
-    for column in columns:
-        numeric = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
-        for bad, what in ((np.isnan(numeric), "a missing or non-numeric"),
-                          (np.isinf(numeric), "an infinite")):
-            if bad.any():
-                first = int(np.flatnonzero(bad)[0])
-                raw = frame[column].iloc[first]
-                shown = str(raw) if isinstance(raw, float | np.floating) else repr(raw)
-                raise InputError(
-                    f"column {column!r} has {what} value at {frame.index.name or 'row'} "
-                    f"{frame.index[first]}: {shown}"
-                )
-
-
-def _resolve_hierarchies(
-    codes: pd.DataFrame,
-    dims: Sequence[str],
-    hierarchies: Mapping[str, Hierarchy] | None,
-    total: str,
-    leaves_only: bool,
-) -> dict[str, Hierarchy]:
-    """The hierarchy of every dimension (flat over the codes seen when none is given)."""
-    hierarchies = dict(hierarchies or {})
-    unknown = set(hierarchies) - set(dims)
-    if unknown:
-        raise HierarchyError(
-            f"hierarchy given for {sorted(unknown)[0]!r}, which is not a dimension"
-        )
-    if len(set(dims)) != len(dims):
-        raise InputError(f"dimensions {list(dims)} name a column twice")
-    resolved = {}
-    for dim in dims:
-        if dim in hierarchies:
-            resolved[dim] = hierarchies[dim]
-        else:
-            seen = pd.unique(codes[dim])
-            resolved[dim] = Hierarchy.flat([c for c in seen if c != total], total=total)
-        if leaves_only:
-            leaves = set(resolved[dim].leaves)
-            bad = ~codes[dim].isin(leaves)
-            if bad.any():
-                code = codes[dim][bad].iloc[0]
-                kind = "a total" if code in resolved[dim] else "not in the hierarchy"
-                raise HierarchyError(
-                    f"code {code!r} of dimension {dim!r} is {kind}: interior cells must use "
-                    "the hierarchy's leaf codes"
-                )
-    return resolved
-
-
-def _code_positions(
-    codes: pd.DataFrame, dims: Sequence[str], hierarchies: Mapping[str, Hierarchy]
-) -> np.ndarray:
-    """Integer coordinates of each row (positions in each hierarchy's codes)."""
-    columns = []
-    for dim in dims:
-        position = pd.Categorical(codes[dim], categories=hierarchies[dim].codes).codes
-        if (position < 0).any():
-            code = codes[dim].iloc[np.flatnonzero(position < 0)[0]]
-            raise HierarchyError(f"unknown code {code!r} in dimension {dim!r}")
-        columns.append(position.astype(np.int64))
-    return np.column_stack(columns) if columns else np.zeros((len(codes), 0), dtype=np.int64)
-
-
-def _multiindex(coords: np.ndarray, hierarchies: Mapping[str, Hierarchy]) -> pd.Index:
-    levels = [pd.Index(h.codes, dtype=object) for h in hierarchies.values()]
-    names = list(hierarchies)
-    if len(names) == 1:
-        return pd.Index(levels[0][coords[:, 0]], name=names[0])
-    return pd.MultiIndex(levels=levels, codes=[coords[:, d] for d in range(len(names))],
-                         names=names)

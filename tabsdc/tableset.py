@@ -35,7 +35,8 @@ import pandas as pd
 from tabsdc import structure
 from tabsdc.errors import HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
-from tabsdc.table import DEFAULT_TOLERANCE, HIDDEN_STATUSES, Table, _multiindex
+from tabsdc.inputs import cell_index
+from tabsdc.table import DEFAULT_TOLERANCE, HIDDEN_STATUSES, Table
 
 __all__ = ["TableSet", "TableSetResult", "accepts_table_set", "write_publishable_set"]
 
@@ -194,7 +195,7 @@ class TableSet:
         positions = tuple(np.searchsorted(union_keys, k) for k in keys)
         cells = _merged_cells(tables, names, positions, len(union_keys), first, tol)
         coords = indexer.coords(union_keys)
-        cells.index = _multiindex(coords, hier)
+        cells.index = cell_index(coords, hier)
         A, _, _ = structure.relations(coords, list(hier.values()))
         combined = Table(cells, A, np.zeros(A.shape[0]), hier)
         return cls(combined, tuple(tables), positions, tuple(names))

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from tabsdc.audit.pq_attack import PQAttackResult
     from tabsdc.table import Table
 
-__all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress"]
+__all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress", "prior_bounds"]
 
 
 
@@ -128,7 +128,7 @@ def audit(
     # integer bounds are only meaningful in the table's own units
     working, unit = (table, 1.0) if integer else in_working_units(table)
     values = working.values
-    lb, ub = _prior_bounds(working.cells, values, prior, q)
+    lb, ub = prior_bounds(working.cells, values, prior, q)
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
                             time_limit=time_limit)
     lp = _in_units(attack.intervals(progress), unit)
@@ -291,7 +291,11 @@ class AuditResult:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-def _prior_bounds(cells: pd.DataFrame, values: np.ndarray, prior: str, q: float | None):
+def prior_bounds(
+    cells: pd.DataFrame, values: np.ndarray, prior: str, q: float | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The intruder's a-priori bounds: the table's ``lb``/``ub`` (``prior="table"``), or
+    every value known within ``q`` percent, intersected with them (``prior="pq"``)."""
     lb = cells["lb"].to_numpy(float)
     ub = cells["ub"].to_numpy(float)
     if prior == "table":

@@ -179,10 +179,10 @@ def _failing(table: Table, pattern: np.ndarray, reqs: list, prior: str, q: float
 
 def _capacities(table: Table, prior: str, q: float | None) -> tuple[np.ndarray, np.ndarray]:
     """How far each cell may move down and up (finite: see :func:`suppress`)."""
-    from tabsdc.audit.verify import _prior_bounds
+    from tabsdc.audit.verify import prior_bounds
 
     values = table.values
-    lb, ub = _prior_bounds(table.cells, values, prior, q)
+    lb, ub = prior_bounds(table.cells, values, prior, q)
     levels = table.cells[["lpl", "upl"]].to_numpy(float)
     cap = 1.5 * float(np.abs(values).max(initial=0.0)) + float(levels.max(initial=0.0))
     down = np.minimum(values - lb, cap)

@@ -38,7 +38,7 @@ from tabsdc.rules import (
     PPercentRule,
     PQRule,
     SensitivityRule,
-    _contributions,
+    largest_contributions,
 )
 
 __all__ = ["SafetySpec", "parse_safety_rule", "CoalitionPPercentRule", "ZeroRule",
@@ -70,7 +70,7 @@ class CoalitionPPercentRule:
         return f"p%(p={self.p:g}, n={self.n})"
 
     def evaluate(self, cells: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        top, total = _contributions(cells, self.n + 1, self.name)
+        top, total = largest_contributions(cells, self.n + 1, self.name)
         upl = self.p / 100 * top[:, 0] - (total - top.sum(axis=1))
         sensitive = upl > 1e-9 * np.maximum(1.0, np.abs(total))
         return sensitive, np.where(sensitive, upl, 0.0)
