@@ -206,8 +206,14 @@ class Table:
     def apply_rules(
         self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs
     ) -> RulesResult:
-        """Shortcut for :func:`tabsdc.rules.apply_rules`."""
+        """Deprecated shortcut for :func:`tabsdc.apply_rules` (the table, a core object,
+        names no method); it goes in the next release."""
+        import warnings
+
         from tabsdc.rules import apply_rules
+
+        warnings.warn("Table.apply_rules is deprecated: use tabsdc.apply_rules(table, rules)",
+                      DeprecationWarning, stacklevel=2)
 
         return apply_rules(self, rules, **kwargs)
 
