@@ -122,7 +122,7 @@ def dask_build(n_records: int) -> None:
                                   baseline="pandas, in memory")
     print_table([in_memory, out_of_core], "Building a table from microdata: pandas and dask")
     one, other = in_memory.result.cells, out_of_core.result.cells
-    sums = ["value", "weight"]  # weight (the cost) is |value|: both are float sums
+    sums = ["value", "cost"]  # the cost is |value|: both are float sums
     same = (one.drop(columns=sums).equals(other.drop(columns=sums))
             and np.allclose(one[sums], other[sums], rtol=1e-12, atol=0)
             and (in_memory.result.A != out_of_core.result.A).nnz == 0)

@@ -1,13 +1,14 @@
 """The core object: a table of cells (interior and every total) and its additivity system.
 
 See ``docs/architecture.md``: ``Table.cells`` is a DataFrame with one row per cell and the
-columns ``value``, ``freq``, the largest contributions ``x1, x2, ...`` when known, ``weight``
-(suppression cost), ``status``, a-priori bounds ``lb``/``ub`` and protection levels
-``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A @ value == b``.
+columns ``value``, ``freq``, the largest contributions ``x1, x2, ...`` when known, ``cost``
+(of suppressing or adjusting the cell), ``status``, a-priori bounds ``lb``/``ub`` and
+protection levels ``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A @ value == b``.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,7 +48,7 @@ DEFAULT_TOLERANCE = 1e-9
 
 _DEFAULTS = {
     "freq": np.nan,
-    "weight": np.nan,  # filled with |value| (cost = value) when not given
+    "cost": np.nan,  # filled with |value| (cost = value) when not given
     "status": "s",
     "lb": np.nan,  # filled with 0 for non-negative tables, -inf otherwise
     "ub": np.inf,
@@ -101,7 +102,7 @@ class Table:
                 f"cell {first!r} has status {cells['status'][bad_status].iloc[0]!r}; "
                 f"allowed: {', '.join(STATUS_CODES)}"
             )
-        for column in ("value", "weight", "lb", "ub", "lpl", "upl", "spl"):
+        for column in ("value", "cost", "lb", "ub", "lpl", "upl", "spl"):
             if cells[column].isna().any():
                 first = cells.index[cells[column].isna().to_numpy()][0]
                 raise InputError(f"cell {first!r} has a missing {column}")
@@ -208,8 +209,6 @@ class Table:
     ) -> RulesResult:
         """Deprecated shortcut for :func:`tabsdc.apply_rules` (the table, a core object,
         names no method); it goes in the next release."""
-        import warnings
-
         from tabsdc.rules import apply_rules
 
         warnings.warn("Table.apply_rules is deprecated: use tabsdc.apply_rules(table, rules)",
@@ -447,15 +446,20 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
     if cells["value"].isna().any():
         first = cells.index[cells["value"].isna().to_numpy()][0]
         raise InputError(f"cell {first!r} has a missing or non-numeric value")
+    if "weight" in cells.columns and "cost" not in cells.columns:
+        warnings.warn("the cell column 'weight' is now called 'cost' (the cost of suppressing "
+                      "or adjusting a cell); 'weight' is read as 'cost' for one more release",
+                      DeprecationWarning, stacklevel=4)
+        cells = cells.rename(columns={"weight": "cost"})
     for column, default in _DEFAULTS.items():
         if column not in cells.columns:
             cells[column] = default
-    if cells["weight"].isna().all():
-        cells["weight"] = cells["value"].abs()
+    if cells["cost"].isna().all():
+        cells["cost"] = cells["value"].abs()
     if cells["lb"].isna().all():
         cells["lb"] = 0.0 if (cells["value"] >= 0).all() else -np.inf
     cells["status"] = cells["status"].astype(str)
-    for column in ("weight", "lb", "ub", "lpl", "upl", "spl", "freq"):
+    for column in ("cost", "lb", "ub", "lpl", "upl", "spl", "freq"):
         cells[column] = pd.to_numeric(cells[column], errors="coerce").astype(float)
     return cells
 
@@ -465,7 +469,7 @@ def _require_finite_levels(cells: pd.DataFrame) -> None:
     checked by :func:`tabsdc.validation.validate_table`, before a method uses them)."""
     checks = [
         (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")
-        for column in ("value", "weight", "lpl", "upl", "spl")
+        for column in ("value", "cost", "lpl", "upl", "spl")
     ]
     checks += [(column, cells[column].to_numpy(float) < 0, "is negative")
                for column in ("lpl", "upl", "spl")]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "SCALED_COLUMNS"]
 
 #: Cell columns measured in the unit of the values (divided by the working unit).
-SCALED_COLUMNS = ("value", "weight", "lb", "ub", "lpl", "upl", "spl")
+SCALED_COLUMNS = ("value", "cost", "lb", "ub", "lpl", "upl", "spl")
 
 #: Largest values that are solved as they are (the working unit is 1 inside this range).
 _NATURAL_RANGE = (1.0, 1e6)

@@ -8,7 +8,8 @@ A JJ file is free-format text, tokens separated by blanks, ``.`` as decimal poin
     m                                       number of relations
     rhs  k  :  j1 (c1)  j2 (c2) ... jk (ck) m relation lines: sum_t c_t x_{j_t} = rhs
 
-Cell fields: index, value, weight (suppression cost; an integer for tau-ARGUS), status
+Cell fields: index, value, weight (the cell column ``cost``: suppression cost; an integer
+for tau-ARGUS), status
 (``s`` safe, ``u`` primary, ``z`` must be published, ``m`` secondary; sdcTable also writes
 ``x`` secondary and ``w`` never-published dummy), a-priori bounds ``lb``/``ub`` and the lower,
 upper and sliding protection levels. A relation lists ``k`` terms ``cell (coefficient)``,
@@ -50,7 +51,7 @@ MAX_SCALED_COST = 20000
 #: cell value (its negative), as in the tau-ARGUS manual's example (ub = 1.5 x grand total).
 BOUND_FACTOR = 1.5
 
-_FIELDS = ("index", "value", "weight", "status", "lb", "ub", "lpl", "upl", "spl")
+_FIELDS = ("index", "value", "cost", "status", "lb", "ub", "lpl", "upl", "spl")
 _REAL_FIELDS = (1, 2, 4, 5, 6, 7, 8)  # positions of the real-valued cell fields
 
 # A number is what C's strtod reads in fixed or scientific notation (no inf, nan, hex or
@@ -87,7 +88,7 @@ def read_jj(path_or_text_stream: str | os.PathLike | TextIO) -> Table:
     -------
     Table
         Cells indexed ``0 .. n-1`` (a ``RangeIndex`` named ``cell``) with the columns
-        ``value, freq, weight, status, lb, ub, lpl, upl, spl`` (``freq`` is NaN: JJ carries no
+        ``value, freq, cost, status, lb, ub, lpl, upl, spl`` (``freq`` is NaN: JJ carries no
         frequencies); ``A`` (CSR, one row per relation) and ``b`` (the right-hand sides).
 
     Raises
@@ -236,7 +237,7 @@ def _parse_cells(block: list[str], numbers: list[int], n: int, count_line: int) 
         {
             "value": columns["value"],
             "freq": np.full(n, np.nan),
-            "weight": columns["weight"],
+            "cost": columns["cost"],
             "status": np.array(tokens[3::width], dtype=object),
             **{name: columns[name] for name in ("lb", "ub", "lpl", "upl", "spl")},
         },
@@ -542,7 +543,7 @@ def _finite_column(table: Table, column: str) -> np.ndarray:
 
 def _jj_weights(table: Table, max_scaled_cost: int) -> np.ndarray:
     """Integer weights unchanged; otherwise tau-ARGUS's scaling (see :func:`format_jj`)."""
-    weight = _finite_column(table, "weight")
+    weight = _finite_column(table, "cost")
     if np.array_equal(weight, np.trunc(weight)):
         return weight
     negative = np.flatnonzero(weight < 0)

@@ -19,7 +19,7 @@ from ..conftest import DATA
 
 JJ = DATA / "jj"
 SDCTABLE = DATA / "sdctable"
-COLUMNS = ["value", "weight", "status", "lb", "ub", "lpl", "upl", "spl"]
+COLUMNS = ["value", "cost", "status", "lb", "ub", "lpl", "upl", "spl"]
 
 #: cells, relations, nonzeros of A, `u` cells, `z` cells: the table in data/jj/README.md.
 CASTRO = {  # the three smallest of the 28 instances (tests/data/jj/README.md)
@@ -73,7 +73,7 @@ def test_tau_argus_manual_audit_example():
     table = read_jj(JJ / "examples" / "taumanual_audit_example.jj")
     assert (table.n_cells, table.n_relations) == (12, 7)
     assert isinstance(table.cells.index, pd.RangeIndex) and table.cells.index.name == "cell"
-    assert list(table.cells.columns[:9]) == ["value", "freq", "weight", "status", "lb", "ub",
+    assert list(table.cells.columns[:9]) == ["value", "freq", "cost", "status", "lb", "ub",
                                               "lpl", "upl", "spl"]
     assert table.cells["freq"].isna().all()
     assert table.dims == ()
@@ -94,7 +94,7 @@ def test_sdctable_microdata1_frequency_table():
     table = read_jj(JJ / "examples" / "sdctable_microdata1_freqs.jj")
     assert (table.n_cells, table.n_relations, table.A.nnz) == (15, 8, 30)
     assert (table.cells["status"] == "s").all()
-    assert (table.cells["weight"] == table.cells["value"]).all()  # sdcTable: cost = frequency
+    assert (table.cells["cost"] == table.cells["value"]).all()  # sdcTable: cost = frequency
     assert (table.cells["ub"] == 150).all() and (table.cells["lpl"] == 1).all()
     np.testing.assert_array_equal(table.A[[3]].toarray()[0], [-1, 1, 1] + [0] * 12)
     assert np.array_equal(table.A @ table.values, table.b)
@@ -160,7 +160,7 @@ def test_microdata_table_written_and_read_back(tmp_path):
     path = table.to_jj(tmp_path / "md1.jj")
     back = Table.from_jj(path)
     assert back.dims == () and isinstance(back.cells.index, pd.RangeIndex)
-    for column in ["value", "weight", "status", "lb", "lpl", "upl", "spl"]:
+    for column in ["value", "cost", "status", "lb", "lpl", "upl", "spl"]:
         np.testing.assert_array_equal(back.cells[column].to_numpy(),
                                       table.cells[column].to_numpy(), err_msg=column)
     assert (back.A != table.A).nnz == 0 and np.array_equal(back.b, table.b)
@@ -183,7 +183,7 @@ def test_table_without_dimensions_must_be_numbered_by_position():
 
 # -- writer conventions ---------------------------------------------------------------------------
 def test_writer_layout_and_relation_order():
-    cells = pd.DataFrame({"value": [1.0, 2.5, 3.5, 0.1], "weight": [1, 2, 3, 4],
+    cells = pd.DataFrame({"value": [1.0, 2.5, 3.5, 0.1], "cost": [1, 2, 3, 4],
                           "lb": 0.0, "ub": 10.0})
     # x0 + x1 = x2 (total in the middle) and 0.5 x3 + x0 = 0.15 (a non-integer relation)
     A = np.array([[1, 1, -1, 0], [1, 0, 0, 0.5]])
@@ -261,14 +261,14 @@ def test_written_bounds_keep_the_protection_interval(rows, decimals):
 
 def test_integer_weights_are_kept_and_real_weights_scaled_as_tau_argus():
     big = small_table(weight=[215324074168.0, 0.0, 7.0])
-    np.testing.assert_array_equal(parse_jj(format_jj(big)).cells["weight"],
+    np.testing.assert_array_equal(parse_jj(format_jj(big)).cells["cost"],
                                   [215324074168.0, 0.0, 7.0])
     real = small_table(weight=[2.5, 0.00001, 1.0])
-    written = parse_jj(format_jj(real)).cells["weight"].to_numpy()
+    written = parse_jj(format_jj(real)).cells["cost"].to_numpy()
     # (long)(w * 20000 / 2.5 + .5), and 1 where that is 0
     np.testing.assert_array_equal(written, [MAX_SCALED_COST, 1, 8000])
     np.testing.assert_array_equal(
-        parse_jj(format_jj(real, max_scaled_cost=100)).cells["weight"], [100, 1, 40])
+        parse_jj(format_jj(real, max_scaled_cost=100)).cells["cost"], [100, 1, 40])
     with pytest.raises(InputError, match="cell 1 has weight -0.5"):
         format_jj(small_table(weight=[1.0, -0.5, 1.0]))
 
@@ -313,7 +313,7 @@ def test_real_weights_and_nonzero_right_hand_sides_are_kept():
     text = "0\n3\n0 5 2.5 z 0 9 0 0 0\n1 2 0.5 m 0 9 0 0 0\n2 3 1 x 0 9 0 0 0\n2\n" \
            "-3 2 : 0 (-1) 1 (1)\n-0.5 2 : 0 (0.2) 2 (-0.5)\n"
     table = parse_jj(text)
-    np.testing.assert_array_equal(table.cells["weight"], [2.5, 0.5, 1.0])
+    np.testing.assert_array_equal(table.cells["cost"], [2.5, 0.5, 1.0])
     assert table.cells["status"].tolist() == ["z", "m", "x"]
     np.testing.assert_array_equal(table.b, [-3.0, -0.5])
     np.testing.assert_array_equal(table.A.toarray(), [[-1, 1, 0], [0.2, 0, -0.5]])
@@ -407,7 +407,7 @@ def jj_tables(draw):
         return draw(st.lists(strategy, min_size=n, max_size=n))
 
     cells = pd.DataFrame({
-        "value": column(reals), "weight": column(st.integers(0, 10**9).map(float)),
+        "value": column(reals), "cost": column(st.integers(0, 10**9).map(float)),
         "status": column(st.sampled_from(STATUS_CODES)), "lb": column(reals),
         "ub": column(reals), "lpl": column(positive), "upl": column(positive),
         "spl": column(positive),
@@ -432,9 +432,9 @@ def test_random_tables_round_trip_exactly(table, via_file):
 @given(st.lists(st.floats(0, 1e6, allow_nan=False).filter(lambda w: w != int(w)),
                 min_size=1, max_size=10))
 def test_scaled_weights_follow_tau_argus(weights):
-    cells = pd.DataFrame({"value": np.ones(len(weights)), "weight": weights})
+    cells = pd.DataFrame({"value": np.ones(len(weights)), "cost": weights})
     table = Table(cells, np.zeros((0, len(weights))), [])
-    scaled = parse_jj(format_jj(table)).cells["weight"].to_numpy()
+    scaled = parse_jj(format_jj(table)).cells["cost"].to_numpy()
     expected = np.floor(np.asarray(weights) * MAX_SCALED_COST / max(weights) + 0.5)
     np.testing.assert_array_equal(scaled, np.maximum(expected, 1))
     assert scaled.max() == MAX_SCALED_COST and scaled.min() >= 1

@@ -9,7 +9,7 @@ from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
 from tabsdc.release import publishable_frame, write_publishable
 from tabsdc.suppression import suppress
 
-INTERNAL_COLUMNS = ("status", "freq", "x1", "x2", "lb", "ub", "lpl", "upl", "spl", "weight")
+INTERNAL_COLUMNS = ("status", "freq", "x1", "x2", "lb", "ub", "lpl", "upl", "spl", "cost")
 
 
 def survey_table() -> Table:

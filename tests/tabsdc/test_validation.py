@@ -43,7 +43,7 @@ KNOWN_LOWER, KNOWN_UPPER = [3.0, 1.0, 0.0, 0.0], [6.0, 4.0, 3.0, 3.0]
 def scaled(table: Table, factor: float) -> Table:
     """Every value, bound, protection level and right-hand side times ``factor``."""
     cells = table.cells.copy()
-    for column in ("value", "weight", "lb", "ub", "lpl", "upl", "spl"):
+    for column in ("value", "cost", "lb", "ub", "lpl", "upl", "spl"):
         cells[column] = cells[column] * factor
     return Table(cells, table.A, table.b * factor, table.hierarchies)
 

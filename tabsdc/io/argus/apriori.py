@@ -148,7 +148,7 @@ def apply_apriori(table: Table, lines: list[AprioriLine], total_codes: tuple[str
     lpl[at] = np.where(keep_levels, lpl[at], level)
     upl[at] = np.where(keep_levels, upl[at], level)
     columns = {"status": status, "lpl": lpl, "upl": upl}
-    for kind, targets in (("cost", ("weight",)), ("levels", ("lpl", "upl")),
+    for kind, targets in (("cost", ("cost",)), ("levels", ("lpl", "upl")),
                           ("bounds", ("lb", "ub"))):
         rows = last[kind]
         numbers = np.array([lines[i].numbers for i in rows["entry"]], dtype=float)
@@ -211,10 +211,10 @@ def format_hst(table: Table, separator: str = ";", total_codes: tuple[str, ...] 
     status = cells["status"].to_numpy(dtype=object)
     letters = pd.Series(status).map({"s": "s", "u": "u", "z": "p", "m": "m", "x": "m",
                                      "w": "p"}).to_numpy(dtype=object)
-    number = {c: format_numbers(cells[c].to_numpy(float)) for c in ("weight", "lpl", "upl",
+    number = {c: format_numbers(cells[c].to_numpy(float)) for c in ("cost", "lpl", "upl",
                                                                      "lb", "ub")}
     finite = np.isfinite(cells["lb"].to_numpy(float)) & np.isfinite(cells["ub"].to_numpy(float))
-    blocks = [key + letters, key + "c" + separator + number["weight"],
+    blocks = [key + letters, key + "c" + separator + number["cost"],
               np.where(status == "u", key + "pl" + separator + number["lpl"] + separator
                        + number["upl"], ""),
               np.where(finite & bounds, key + "ab" + separator + number["lb"] + separator

@@ -17,7 +17,7 @@ tau-ARGUS                                   here
 ``CTA(t)``                                  :func:`~tabsdc.cta.adjust` ``method="milp"``
 ==========================================  ================================================
 
-Suppression costs are the table's ``weight`` column (the SPECIFYTABLE cost variable).
+Suppression costs are the table's ``cost`` column (the SPECIFYTABLE cost variable).
 Every result carries the audit of its release, and the log says whether it passed and, for
 a time-limited optimal run, the gap (never called optimal without proof).
 """
@@ -99,7 +99,7 @@ def _suppression(table: Table, name: str, numbers: list[float], time_limit: floa
         if len(numbers) > 2:
             singletons = numbers[2] == 1
     say(f"Start of the {method} protection for table {label}")
-    result = suppress(table, method, "weight", time_limit=limit, singletons=singletons,
+    result = suppress(table, method, "cost", time_limit=limit, singletons=singletons,
                       progress=say)
     totals = result.totals()
     s = result.stats

@@ -102,7 +102,7 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     for top in tops:
         columns[top] = format_numbers(np.nan_to_num(cells[top].to_numpy(float)))
         variables.append(Variable(top, role="top"))
-    columns["cost"] = format_numbers(cells["weight"].to_numpy(float))
+    columns["cost"] = format_numbers(cells["cost"].to_numpy(float))
     variables.append(Variable("cost", numeric=True, role="cost"))
     columns["status"] = tab_status_codes(table)
     variables.append(Variable("status", role="status"))

@@ -161,7 +161,7 @@ def microdata_table(
     if shadow != spec.response and shadow != FREQUENCY_RESPONSE:
         rules_table = Table.from_microdata(data, dims, shadow, weight=weight, **common)
     rules_table = _with_requests(rules_table, data, metadata, spec, safety, common)
-    table = table.with_columns(weight=_microdata_cost(data, table, spec, weight, common))
+    table = table.with_columns(cost=_microdata_cost(data, table, spec, weight, common))
     if safety.individual or safety.holding:
         marked = _apply(rules_table, safety.individual)
         if safety.holding:
@@ -306,7 +306,7 @@ def tabular_table(
     if compute_totals:
         table = _with_computed_totals(data, dims, extra, hierarchies, keep_status, progress)
         if spec.cost_variable == spec.response:
-            table = table.with_columns(weight=_transformed(np.abs(table.values),
+            table = table.with_columns(cost=_transformed(np.abs(table.values),
                                                            spec.cost_lambda))
     else:
         table = Table.from_frame(data, dims, "value", hierarchies=dict(hierarchies),
@@ -361,7 +361,7 @@ def _tabular_columns(frame: pd.DataFrame, metadata: Metadata, spec: TableSpec) -
         cost = np.ones(len(frame))
     else:
         cost = np.abs(np.nan_to_num(column(spec.cost_variable)))
-    out["weight"] = _transformed(cost, spec.cost_lambda)
+    out["cost"] = _transformed(cost, spec.cost_lambda)
     for role, name in (("lower_pl", "file_lpl"), ("upper_pl", "file_upl")):
         found = metadata.with_role(role)
         if found:
@@ -413,7 +413,7 @@ def _with_computed_totals(data: pd.DataFrame, dims: list[str], extra: list[str],
                               f"{values[position][row]:g}")
     columns = {}
     for name in carried:
-        fill = {"weight": np.abs(values), "status_file": 0.0, "file_lpl": np.nan,
+        fill = {"cost": np.abs(values), "status_file": 0.0, "file_lpl": np.nan,
                 "file_upl": np.nan}[name]
         column = np.array(np.broadcast_to(fill, (table.n_cells,)), dtype=float)
         column[position] = given[name].to_numpy()
@@ -451,7 +451,7 @@ def _with_computed_totals(data: pd.DataFrame, dims: list[str], extra: list[str],
     rows = position if keep_status else position[leaves]
     source = given if keep_status else given[leaves]
     for name in (c for c in extra if c not in ("freq", "contrib_total", *tops)):
-        fill = {"weight": np.abs(values), "status_file": 0.0}.get(name, np.nan)
+        fill = {"cost": np.abs(values), "status_file": 0.0}.get(name, np.nan)
         column = np.array(np.broadcast_to(fill, (table.n_cells,)), dtype=float)
         column[rows] = source[name].to_numpy(float)
         columns[name] = column

@@ -44,7 +44,7 @@ def test_targus_job_reaches_the_optimum_of_the_jj_version(job):
     pp = pp_table(folder)
     jj = targus.cells
     version = pp.with_columns(value=jj["value"].to_numpy(), status=jj["status"].to_numpy(),
-                              weight=jj["weight"].to_numpy(), lpl=jj["lpl"].to_numpy(),
+                              cost=jj["cost"].to_numpy(), lpl=jj["lpl"].to_numpy(),
                               upl=jj["upl"].to_numpy(), lb=jj["lb"].to_numpy(),
                               ub=jj["ub"].to_numpy(), freq=np.nan)
     write_tab(version, folder / "targus.tab", response="Var2", decimals=2)
@@ -56,9 +56,9 @@ def test_targus_job_reaches_the_optimum_of_the_jj_version(job):
                    + '<WRITETABLE> (1,3,AS+,"targus_safe.csv")\n')
     result = run_batch(arb)
     read = result.tables[0].table.cells
-    for column in ("value", "status", "weight", "lpl", "upl", "lb", "ub"):
+    for column in ("value", "status", "cost", "lpl", "upl", "lb", "ub"):
         np.testing.assert_array_equal(read[column], jj[column], column)
-    direct = suppress(targus, "optimal", "weight")
+    direct = suppress(targus, "optimal", "cost")
     outcome = result.tables[0].outcome
     assert direct.stats.status == outcome.details["status"] == "optimal"
     assert outcome.details["objective"] == pytest.approx(direct.stats.objective, rel=1e-9)

@@ -225,7 +225,7 @@ def test_tab_round_trip_gives_the_same_table(tmp_path):
                    for d in spec.dims}
     again = tabular_table(frame, again_meta, spec, None, hierarchies)
     assert again.hierarchies == table.hierarchies
-    for column in ("value", "freq", "x1", "x2", "weight", "lpl", "upl"):
+    for column in ("value", "freq", "x1", "x2", "cost", "lpl", "upl"):
         np.testing.assert_array_equal(again.cells[column], table.cells[column], column)
     assert (again.cells["status"] == table.cells["status"]).all()
 
@@ -235,7 +235,7 @@ def test_hst_round_trip_gives_statuses_costs_levels_and_bounds(tmp_path):
     rng = np.random.default_rng(3)
     changed = table.with_columns(
         status=np.where(rng.random(table.n_cells) < 0.1, "u", table.cells["status"]),
-        weight=rng.integers(1, 100, table.n_cells).astype(float),
+        cost=rng.integers(1, 100, table.n_cells).astype(float),
         lb=0.0, ub=2 * np.abs(table.values) + 1)
     changed = changed.with_columns(upl=np.where(changed.cells["status"] == "u", 7.5, 0.0),
                                    lpl=np.where(changed.cells["status"] == "u", 2.5, 0.0))
@@ -243,7 +243,7 @@ def test_hst_round_trip_gives_statuses_costs_levels_and_bounds(tmp_path):
     plain = table.with_columns(status="s", lpl=0.0, upl=0.0)
     outcome = apply_apriori(plain, read_hst(tmp_path / "a.hst", 2), ("Total", "Total"))
     assert outcome.unknown == () and outcome.applied > 3 * table.n_cells
-    for column in ("status", "weight", "lpl", "upl", "lb", "ub"):
+    for column in ("status", "cost", "lpl", "upl", "lb", "ub"):
         np.testing.assert_array_equal(outcome.table.cells[column], changed.cells[column])
 
 
@@ -256,7 +256,7 @@ def test_apriori_lines_of_the_manual():
     outcome = apply_apriori(table, lines, ("Total", "Total"), manual_margin=10)
     cells = outcome.table.cells
     assert [entry.codes for entry in outcome.unknown] == [("Nr", "4"), ("Zd", "6")]
-    assert cells.loc[("5", "5"), "weight"] == 1
+    assert cells.loc[("5", "5"), "cost"] == 1
     assert cells.loc[("5", "Nr"), ["lpl", "upl"]].tolist() == [3, 4]
     assert cells.loc[("5", "Os"), ["lb", "ub"]].tolist() == [0, 9e6]
     assert cells.loc[("7", "Total"), "status"] == "u"
