@@ -84,10 +84,12 @@ class Attacker:
     deadline : Deadline, optional
         Every LP gets at most the time it leaves; an LP it stops counts as failed (no
         certificate) and :meth:`reach` raises :class:`~tabsdc.errors.SolverError`.
+    hops : int
+        Radius of the local neighbourhoods, in relations (see :func:`neighbourhood`).
     """
 
     def __init__(self, A: sp.sparray, down_capacity: np.ndarray, up_capacity: np.ndarray,
-                 deadline: Deadline | None = None):
+                 deadline: Deadline | None = None, hops: int = 3):
         self.A = sp.csc_array(A)
         self.AT = self.A.T.tocsr()
         self.by_row = sp.csr_array(A)
@@ -97,6 +99,7 @@ class Attacker:
         self.local = self.n > LOCAL_ABOVE
         self.n_solves = 0
         self.deadline = deadline or Deadline(None)
+        self.hops = hops
         self.set_pattern(np.zeros(self.n, dtype=bool))
 
     def set_pattern(self, suppressed: np.ndarray) -> None:
@@ -166,7 +169,7 @@ class Attacker:
             return None
         self.n_solves += 1
         if self.local:
-            near = neighbourhood(self.A, self.by_row, req.cell)
+            near = neighbourhood(self.A, self.by_row, req.cell, self.hops)
             cells = near[self._weight[near] > 1e-9]
             w = self._weight[cells]
             proof = local_flow(self.A, cells, req, self.U[cells] * w, self.L[cells] * w,
@@ -201,9 +204,9 @@ def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
                   hops: int = 3) -> np.ndarray:
     """Cells reachable from ``cell`` through at most ``hops`` relations (sorted).
 
-    Three hops hold the smallest protecting structures of 3-D tables (the eight corners of
-    a box, one of them a total). ``by_column``/``by_row``: the relations matrix compressed
-    both ways.
+    ``k`` hops hold the smallest protecting structures of k-dimensional tables (the ``2^k``
+    corners of a box: the opposite corner is k relations away), so callers use
+    ``max(3, k)``. ``by_column``/``by_row``: the relations matrix compressed both ways.
     """
     cells = np.array([cell])
     for _ in range(hops):

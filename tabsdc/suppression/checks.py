@@ -49,12 +49,14 @@ def failing_requirements(
     n_jobs: int | None = 1,
     client: Any = None,
     progress: Callable[[str], None] | None = None,
+    chunk: int = CHUNK,
 ) -> list[Requirement]:
-    """The requirements ``pattern`` does not provably meet (in the order of ``reqs``)."""
+    """The requirements ``pattern`` does not provably meet (in the order of ``reqs``);
+    ``chunk`` requirements per parallel task."""
     pattern = np.asarray(pattern, dtype=bool)
     jobs = resolve_jobs(n_jobs)
     parallel = client is not None or jobs > 1
-    size = CHUNK if parallel else max(len(reqs), 1)
+    size = chunk if parallel else max(len(reqs), 1)
     chunks = [list(reqs[k:k + size]) for k in range(0, len(reqs), size)]
     reporter = ProgressReporter(progress, "checking", len(reqs), unit="requirements")
     if not parallel:

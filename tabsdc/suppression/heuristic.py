@@ -41,16 +41,18 @@ class FlowRouter:
     """The least-cost deviation flow LP, kept in HiGHS and re-solved per requirement.
 
     On tables with more than :data:`~tabsdc.suppression.attacker.LOCAL_ABOVE` cells a
-    requirement is first routed within the cell's neighbourhood (cells within three relations
-    of it; every other cell held at zero, so a local flow is a flow of the whole table); only
+    requirement is first routed within the cell's neighbourhood (cells within ``hops``
+    relations of it, the table's number of dimensions and at least three; every other cell
+    held at zero, so a local flow is a flow of the whole table); only
     when no local flow exists is the LP over the whole table solved. A protecting structure
     of a hierarchical table almost always lies that close, and the local LP has thousands of
     columns, not 1e5.
     """
 
     def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
-                 deadline: Deadline | None = None):
+                 deadline: Deadline | None = None, hops: int = 3):
         self.deadline = deadline or Deadline(None)
+        self.hops = hops
         self.by_row = sp.csr_array(A)
         self.by_column = sp.csc_array(A)
         self.n = self.by_row.shape[1]
@@ -67,7 +69,7 @@ class FlowRouter:
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
         w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         if self.local:
-            cells = neighbourhood(self.by_column, self.by_row, req.cell)
+            cells = neighbourhood(self.by_column, self.by_row, req.cell, self.hops)
             carrying = local_flow(self.by_column, cells, req, self.up[cells], self.down[cells],
                                   w[cells], self.deadline.solver_limit())
             if carrying is not None:

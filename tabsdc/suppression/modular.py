@@ -32,21 +32,27 @@ from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.structure import CellIndexer
 from tabsdc.table import Table
 
-__all__ = ["subtables", "modular_pattern"]
+__all__ = ["subtables", "modular_pattern", "cell_coordinates"]
+
+
+def cell_coordinates(table: Table) -> np.ndarray:
+    """Position of every cell's code in each dimension's hierarchy (cells x dimensions)."""
+    if not table.dims:
+        raise InputError("this method needs a table with dimensions and hierarchies")
+    hierarchies = list(table.hierarchies.values())
+    index = table.cells.index
+    if len(hierarchies) == 1:
+        return pd.Categorical(index, categories=hierarchies[0].codes).codes[:, None] \
+            .astype(np.int64)
+    return np.column_stack([
+        pd.Categorical(index.get_level_values(d), categories=h.codes).codes
+        for d, h in enumerate(hierarchies)]).astype(np.int64)
 
 
 def subtables(table: Table) -> dict[tuple[int, ...], np.ndarray]:
     """Cells (positions) of every sub-table, keyed by its parent code per dimension."""
-    if not table.dims:
-        raise InputError("the modular method needs a table with dimensions and hierarchies")
     hierarchies = list(table.hierarchies.values())
-    index = table.cells.index
-    if len(hierarchies) == 1:
-        coords = pd.Categorical(index, categories=hierarchies[0].codes).codes[:, None]
-    else:
-        coords = np.column_stack([
-            pd.Categorical(index.get_level_values(d), categories=h.codes).codes
-            for d, h in enumerate(hierarchies)])
+    coords = cell_coordinates(table)
     options = []
     for d, h in enumerate(hierarchies):
         is_parent = np.isin(np.arange(len(h)), [h.codes.index(c) for c in h.parent_codes])

@@ -1,0 +1,296 @@
+"""Hypercube suppression for large hierarchical tables: protecting structures without an LP.
+
+In a table that is the cross product of hierarchies, a deviation that is a product of one
+vector per dimension, ``d(x_1, ..., x_k) = t * f_1(x_1) * ... * f_k(x_k)``, satisfies every
+relation of the table exactly when each ``f_d`` satisfies the one-dimensional relations of
+its hierarchy ``H_d f_d = 0`` (a relation along dimension d at fixed other codes reads
+``(H_d f_d)_P * prod_{e != d} f_e(y_e) = 0``). The smallest such vectors through a code
+``x`` are
+
+* a **sibling pair**: ``+1`` on ``x`` and ``-1`` on a sibling ``b`` (same parent), each
+  continued down a chain of children to a leaf (a code with children must move with one of
+  them);
+* a **vertical path**: ``+1`` on every ancestor of ``x``, on ``x`` and on a chain of
+  children below it (the total moves with its part).
+
+Their product is the hypercube of tau-ARGUS's GHMITER (Repsilber; de Wolf, *Hypercube*,
+tau-ARGUS manual section 4.2.3) generalised to hierarchies: its corners are suppressed, and
+the deviation ``t`` along it is an attack in the sense of
+:mod:`tabsdc.suppression.attacker` as long as every corner can move by ``t`` in its sign's
+direction (``U`` up, ``L`` down). A primary is protected upward (downward) by a hypercube
+whose corners all have that room for ``t = upl`` (``lpl``): the hypercube is its certificate,
+so the pattern is protected by construction and no LP is solved.
+
+Primaries are taken largest protection level first; each gets the hypercube that adds the
+least cost to the pattern so far (already suppressed corners are free), all candidates of a
+primary evaluated at once on arrays. A requirement no hypercube can meet (not enough room on
+any candidate) is left to the caller, which routes it by LP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabsdc.hierarchy import Hierarchy
+from tabsdc.progress import Deadline, ProgressReporter
+from tabsdc.suppression.attacker import DOWN, UP, Requirement
+from tabsdc.suppression.modular import cell_coordinates
+from tabsdc.table import Table
+
+__all__ = ["HypercubeSearch", "hypercube_pattern", "line_vectors"]
+
+#: At most this many candidate hypercubes per primary (per-dimension candidates are pruned
+#: by the cost of their own line through the primary when the product is larger).
+MAX_COMBINATIONS = 2048
+
+
+def line_vectors(hierarchy: Hierarchy, preferred: np.ndarray) -> list[list[tuple[list, list]]]:
+    """The one-dimensional protecting vectors through every code of a hierarchy.
+
+    Returns, per code position, a list of ``(codes, signs)``: the sibling pairs and the
+    vertical path of the module docstring. Chains continue down the ``preferred`` child of
+    each code (a position, -1 for leaves); the code's own chain may also start with any
+    other child.
+
+    Examples
+    --------
+    A flat dimension (total T = position 0, codes a, b, c): through ``a`` the vertical path
+    (T and a move together) and the pairs with ``b`` and with ``c``:
+
+    >>> h = Hierarchy.from_parent_child({"a": "T", "b": "T", "c": "T"})
+    >>> h.codes
+    ('T', 'a', 'b', 'c')
+    >>> line_vectors(h, np.array([1, -1, -1, -1]))[1]
+    [([0, 1], [1, 1]), ([1, 2], [1, -1]), ([1, 3], [1, -1])]
+    """
+    parent = hierarchy.parent_positions()
+    n = len(parent)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for code, up in enumerate(parent.tolist()):
+        if up >= 0:
+            children[up].append(code)
+
+    def chain(code: int) -> list[int]:
+        out = [code]
+        while preferred[out[-1]] >= 0:
+            out.append(int(preferred[out[-1]]))
+        return out
+
+    def ancestors(code: int) -> list[int]:
+        out = []
+        while parent[code] >= 0:
+            code = int(parent[code])
+            out.append(code)
+        return out
+
+    vectors = []
+    for code in range(n):
+        # the code's own chain: down the preferred child, or first down any other child
+        owns = [chain(code)] + [[code, *chain(child)] for child in children[code]
+                                if child != preferred[code]]
+        options = [(ancestors(code) + own, [1] * (len(own) + len(ancestors(code))))
+                   for own in owns]
+        if parent[code] >= 0:
+            for sibling in children[int(parent[code])]:
+                if sibling != code:
+                    other = chain(sibling)
+                    options += [(own + other, [1] * len(own) + [-1] * len(other))
+                                for own in owns]
+        vectors.append(options)
+    return vectors
+
+
+@dataclass
+class _Candidates:
+    """One dimension's candidate vectors through one code, padded to a common length."""
+
+    codes: np.ndarray  # (C, S), -1 = padding
+    signs: np.ndarray  # (C, S), 0 = padding
+
+
+class HypercubeSearch:
+    """The candidate hypercubes of a table's primaries and their evaluation.
+
+    Parameters
+    ----------
+    table : Table
+        A table with dimensions (the cross product of its hierarchies, empty cells kept or
+        not: a corner that is not a cell rules its hypercube out).
+    down, up : ndarray
+        Room of every cell downward (``L``) and upward (``U``), finite.
+    cost : ndarray
+        Cost of suppressing each cell.
+    allowed : ndarray of bool
+        Cells that may be suppressed (already hidden cells included).
+    """
+
+    def __init__(self, table: Table, down: np.ndarray, up: np.ndarray, cost: np.ndarray,
+                 allowed: np.ndarray):
+        self.coords = cell_coordinates(table)
+        hierarchies = list(table.hierarchies.values())
+        self.sizes = np.array([len(h) for h in hierarchies], dtype=np.int64)
+        self.strides = np.ones(len(self.sizes), dtype=np.int64)
+        for d in range(len(self.sizes) - 2, -1, -1):
+            self.strides[d] = self.strides[d + 1] * self.sizes[d + 1]
+        keys = self.coords @ self.strides
+        total = int(np.prod(self.sizes))
+        # key -> cell: dense when the table is (nearly) the full cross product
+        self._dense = total <= 4 * max(len(keys), 1)
+        if self._dense:
+            self._where = np.full(total, -1, dtype=np.int64)
+            self._where[keys] = np.arange(len(keys))
+        else:
+            self._order = np.argsort(keys)
+            self._sorted = keys[self._order]
+        self.down, self.up, self.cost, self.allowed = down, up, cost, allowed
+        values = np.abs(table.values)
+        self.roots = np.array([int(np.flatnonzero(h.parent_positions() < 0)[0])
+                               for h in hierarchies], dtype=np.int64)
+        self.lines = []
+        for d, h in enumerate(hierarchies):
+            preferred = self._preferred_children(d, h, values)
+            self.lines.append([_pad(options) for options in line_vectors(h, preferred)])
+
+    def cells(self, keys: np.ndarray) -> np.ndarray:
+        """Cell position of each key (-1 where no such cell)."""
+        if self._dense:
+            return self._where[keys]
+        at = np.minimum(np.searchsorted(self._sorted, keys), len(self._sorted) - 1)
+        return np.where(self._sorted[at] == keys, self._order[at], -1)
+
+    def _preferred_children(self, d: int, h: Hierarchy, values: np.ndarray) -> np.ndarray:
+        """Each code's child with the largest margin (every other dimension at its total):
+        the chain most likely to have room."""
+        parent = h.parent_positions()
+        margin_coords = np.tile(self.roots, (len(parent), 1))
+        margin_coords[:, d] = np.arange(len(parent))
+        cells = self.cells(margin_coords @ self.strides)
+        margin = np.where(cells >= 0, values[np.maximum(cells, 0)], -1.0)
+        best = np.full(len(parent), -1, dtype=np.int64)
+        for child in np.argsort(-margin, kind="stable"):
+            up = parent[child]
+            if up >= 0 and best[up] < 0:
+                best[up] = child
+        return best
+
+    def evaluate(self, cell: int, suppressed: np.ndarray,
+                 levels: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                         np.ndarray]:
+        """Every candidate hypercube through ``cell``: its corner cells (-1 padding), the
+        cost it adds to ``suppressed``, and whether it meets the upward and the downward
+        level (``levels = (upl, lpl)``)."""
+        x = self.coords[cell]
+        options = [self.lines[d][int(x[d])] for d in range(len(x))]
+        options = _prune(options, self, x, suppressed)
+        k = len(options)
+        shape_c = [len(o.codes) for o in options]
+        shape_s = [o.codes.shape[1] for o in options]
+        key = np.zeros(shape_c + shape_s, dtype=np.int64)
+        sign = np.ones(shape_c + shape_s, dtype=np.int8)
+        pad = np.zeros(shape_c + shape_s, dtype=bool)
+        for d, o in enumerate(options):
+            shape = [1] * (2 * k)
+            shape[d], shape[k + d] = o.codes.shape
+            key = key + (np.maximum(o.codes, 0) * self.strides[d]).reshape(shape)
+            sign = sign * o.signs.reshape(shape)
+            pad = pad | (o.codes < 0).reshape(shape)
+        n_comb = int(np.prod(shape_c))
+        key, sign, pad = (a.reshape(n_comb, -1) for a in (key, sign, pad))
+        corner = np.where(pad, -1, self.cells(key))
+        active = ~pad
+        exists = corner >= 0
+        j = np.maximum(corner, 0)
+        usable = exists & (self.allowed[j] | suppressed[j])
+        added = np.where(active & exists & ~suppressed[j], self.cost[j], 0.0).sum(axis=1)
+        upl, lpl = levels
+        positive = sign > 0
+        room_up = np.where(positive, self.up[j], self.down[j])  # the upward attack
+        room_down = np.where(positive, self.down[j], self.up[j])
+        fits = ~active | usable
+        meets_up = (fits & (~active | (room_up >= upl * (1 - 1e-9)))).all(axis=1)
+        meets_down = (fits & (~active | (room_down >= lpl * (1 - 1e-9)))).all(axis=1)
+        return np.where(active, corner, -1), added, meets_up, meets_down
+
+
+def _pad(options: list[tuple[list, list]]) -> _Candidates:
+    width = max(len(codes) for codes, _ in options)
+    codes = np.full((len(options), width), -1, dtype=np.int64)
+    signs = np.zeros((len(options), width), dtype=np.int8)
+    for i, (c, s) in enumerate(options):
+        codes[i, :len(c)] = c
+        signs[i, :len(s)] = s
+    return _Candidates(codes, signs)
+
+
+def _prune(options: list[_Candidates], search: HypercubeSearch, x: np.ndarray,
+           suppressed: np.ndarray) -> list[_Candidates]:
+    """Keep the cheapest candidates per dimension (by the cost their own line through the
+    primary adds) until the product of the counts is at most :data:`MAX_COMBINATIONS`."""
+    counts = [len(o.codes) for o in options]
+    if int(np.prod(counts)) <= MAX_COMBINATIONS:
+        return options
+    ranked = []
+    for d, o in enumerate(options):
+        coords = np.tile(x, (o.codes.size, 1))
+        coords[:, d] = np.maximum(o.codes.ravel(), 0)
+        cells = search.cells(coords @ search.strides).reshape(o.codes.shape)
+        j = np.maximum(cells, 0)
+        line_cost = np.where((o.codes >= 0) & (cells >= 0) & ~suppressed[j],
+                             search.cost[j], 0.0).sum(axis=1)
+        line_cost[((o.codes >= 0) & (cells < 0)).any(axis=1)] = np.inf
+        ranked.append(np.argsort(line_cost, kind="stable"))
+    keep = counts[:]
+    while int(np.prod(keep)) > MAX_COMBINATIONS:
+        widest = int(np.argmax(keep))
+        keep[widest] = max(1, keep[widest] - 1)
+    return [_Candidates(o.codes[r[:m]], o.signs[r[:m]])
+            for o, r, m in zip(options, ranked, keep, strict=True)]
+
+
+def hypercube_pattern(
+    search: HypercubeSearch,
+    reqs: list[Requirement],
+    suppressed: np.ndarray,
+    progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
+) -> tuple[np.ndarray, list[Requirement], bool]:
+    """Add a least-cost hypercube per primary (largest level first).
+
+    Returns the pattern, the requirements no hypercube meets (to be routed), and whether
+    every primary was treated before ``deadline`` expired.
+    """
+    suppressed = suppressed.copy()
+    levels: dict[int, list[float]] = {}
+    for req in reqs:
+        levels.setdefault(req.cell, [0.0, 0.0])[0 if req.direction == UP else 1] = req.level
+    order = sorted(levels, key=lambda i: (-max(levels[i]), i))
+    reporter = ProgressReporter(progress, "hypercubes", len(order), unit="primaries")
+    unmet: list[Requirement] = []
+    for done, cell in enumerate(order):
+        if deadline is not None and deadline.expired:
+            reporter.finish(done, "time limit reached")
+            return suppressed, unmet, False
+        reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
+        upl, lpl = levels[cell]
+        corners, added, meets_up, meets_down = search.evaluate(cell, suppressed, (upl, lpl))
+        both = meets_up & meets_down
+        if both.any():
+            chosen = [np.flatnonzero(both)[np.argmin(added[both])]]
+        else:
+            chosen = []
+            for meets, level, direction in ((meets_up, upl, UP), (meets_down, lpl, DOWN)):
+                if level <= 0:
+                    continue
+                if meets.any():
+                    chosen.append(np.flatnonzero(meets)[np.argmin(added[meets])])
+                else:
+                    unmet.append(Requirement(cell, direction, level))
+        for c in chosen:
+            row = corners[c]
+            suppressed[row[row >= 0]] = True
+    reporter.finish(len(order), f"{int(suppressed.sum()):,} cells suppressed, "
+                                f"{len(unmet):,} requirements left to routing")
+    return suppressed, unmet, True
