@@ -42,7 +42,13 @@ from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
-from tabsdc.suppression.hypercube import HypercubeSearch, hypercube_pattern
+from tabsdc.suppression.hypercube import (
+    WIDE_COMBINATIONS,
+    HypercubeSearch,
+    clean_up_hypercubes,
+    hypercube_pattern,
+    widen_cover,
+)
 from tabsdc.suppression.modular import modular_pattern
 from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
@@ -190,7 +196,9 @@ def suppress(
     reqs = requirements(primary, lpl, upl)
     labels = _labeller(table)
     _check_own_bounds(primary, lpl, upl, down, up, labels)
-    hops = max(3, len(table.dims))
+    # local neighbourhoods hold a k-D table's boxes; the requirements the hypercube method
+    # leaves to routing need one relation more
+    hops = max(3, len(table.dims)) + (method == "hypercube")
     attacker = Attacker(table.A, down, up, deadline, hops)
     router_class = NetworkRouter if method == "network" else FlowRouter
     router = router_class(table.A, down, up, ~fixed_off, deadline, hops)
@@ -224,17 +232,19 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                     extra, deadline, progress, prior_q, parallel, room):
     """The heuristic, network, modular and hypercube methods: a start pattern (the given
     one, the modular sub-tables' or the hypercubes'), routing of the requirements it fails,
-    clean-up (of the routed cells only, for hypercubes: their corners have no LP
-    certificate to re-prove)."""
+    clean-up (for hypercubes: of the cells no route uses, against the hypercubes)."""
     subtable_solves = 0
     phase = None
     if method == "hypercube":
         search = HypercubeSearch(table, *room, c, ~fixed_off)
-        start_pattern, failing, complete = hypercube_pattern(search, reqs, fixed_on, progress,
-                                                             deadline)
-        if not complete:
+        cover = hypercube_pattern(search, reqs, fixed_on, progress, deadline)
+        if not cover.complete:
             return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, 0, 0, 0, 0,
                                       deadline.elapsed(), time_limited=True)
+        if cover.unmet:
+            cover = widen_cover(HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
+                                                max_combinations=WIDE_COMBINATIONS), cover)
+        start_pattern, failing = cover.pattern, cover.unmet
         removable = np.zeros(table.n_cells, dtype=bool)
     elif method == "modular":
         phase = deadline.share(MODULAR_SHARE)
@@ -262,6 +272,12 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                                   attacker.n_solves, deadline.elapsed(), time_limited=True)
     pattern = clean_up(failing, attacker, c, pattern, removable, certificates, progress,
                        deadline)
+    if method == "hypercube":  # the routes' certificates keep their cells
+        keep = np.zeros(table.n_cells, dtype=bool)
+        for cells in certificates.values():
+            keep[cells] = True
+        pattern = clean_up_hypercubes(search, cover, pattern, ~fixed_on & ~keep, progress,
+                                      deadline)
     if extra is not None:
         pattern = protect_singletons(extra, pattern, c, fixed_off)
     total = float(c @ (pattern & ~fixed_on))

@@ -24,7 +24,10 @@ so the pattern is protected by construction and no LP is solved.
 Primaries are taken largest protection level first; each gets the hypercube that adds the
 least cost to the pattern so far (already suppressed corners are free), all candidates of a
 primary evaluated at once on arrays. A requirement no hypercube can meet (not enough room on
-any candidate) is left to the caller, which routes it by LP.
+any candidate) is tried again with every chain down to a leaf and more candidates; what is
+still unmet is left to the caller, which routes it by LP. A clean-up pass then publishes
+again, most expensive first, every secondary whose primaries all find another hypercube
+among the cells still hidden.
 """
 
 from __future__ import annotations
@@ -40,20 +43,24 @@ from tabsdc.suppression.attacker import DOWN, UP, Requirement
 from tabsdc.suppression.modular import cell_coordinates
 from tabsdc.table import Table
 
-__all__ = ["HypercubeSearch", "hypercube_pattern", "line_vectors"]
+__all__ = ["Cover", "HypercubeSearch", "clean_up_hypercubes", "hypercube_pattern",
+           "line_vectors", "widen_cover", "WIDE_COMBINATIONS"]
 
 #: At most this many candidate hypercubes per primary (per-dimension candidates are pruned
 #: by the cost of their own line through the primary when the product is larger).
 MAX_COMBINATIONS = 2048
+#: Candidates per primary of the wider search (every chain) for the requirements left unmet.
+WIDE_COMBINATIONS = 16384
 
 
-def line_vectors(hierarchy: Hierarchy, preferred: np.ndarray) -> list[list[tuple[list, list]]]:
+def line_vectors(hierarchy: Hierarchy, preferred: np.ndarray, every_chain: bool = False
+                 ) -> list[list[tuple[list, list]]]:
     """The one-dimensional protecting vectors through every code of a hierarchy.
 
     Returns, per code position, a list of ``(codes, signs)``: the sibling pairs and the
     vertical path of the module docstring. Chains continue down the ``preferred`` child of
     each code (a position, -1 for leaves); the code's own chain may also start with any
-    other child.
+    other child, or with ``every_chain`` follow every path down to a leaf.
 
     Examples
     --------
@@ -79,6 +86,11 @@ def line_vectors(hierarchy: Hierarchy, preferred: np.ndarray) -> list[list[tuple
             out.append(int(preferred[out[-1]]))
         return out
 
+    def paths(code: int) -> list[list[int]]:
+        if not children[code]:
+            return [[code]]
+        return [[code, *below] for child in children[code] for below in paths(child)]
+
     def ancestors(code: int) -> list[int]:
         out = []
         while parent[code] >= 0:
@@ -91,6 +103,8 @@ def line_vectors(hierarchy: Hierarchy, preferred: np.ndarray) -> list[list[tuple
         # the code's own chain: down the preferred child, or first down any other child
         owns = [chain(code)] + [[code, *chain(child)] for child in children[code]
                                 if child != preferred[code]]
+        if every_chain:
+            owns = paths(code)
         options = [(ancestors(code) + own, [1] * (len(own) + len(ancestors(code))))
                    for own in owns]
         if parent[code] >= 0:
@@ -125,10 +139,16 @@ class HypercubeSearch:
         Cost of suppressing each cell.
     allowed : ndarray of bool
         Cells that may be suppressed (already hidden cells included).
+    every_chain, max_combinations
+        Candidates with every chain down to a leaf (see :func:`line_vectors`), and the
+        most candidates per primary (:data:`MAX_COMBINATIONS`): the wider search for the
+        primaries the first one leaves unmet.
     """
 
     def __init__(self, table: Table, down: np.ndarray, up: np.ndarray, cost: np.ndarray,
-                 allowed: np.ndarray):
+                 allowed: np.ndarray, *, every_chain: bool = False,
+                 max_combinations: int = MAX_COMBINATIONS):
+        self.max_combinations = max_combinations
         self.coords = cell_coordinates(table)
         hierarchies = list(table.hierarchies.values())
         self.sizes = np.array([len(h) for h in hierarchies], dtype=np.int64)
@@ -152,7 +172,8 @@ class HypercubeSearch:
         self.lines = []
         for d, h in enumerate(hierarchies):
             preferred = self._preferred_children(d, h, values)
-            self.lines.append([_pad(options) for options in line_vectors(h, preferred)])
+            self.lines.append([_pad(options)
+                               for options in line_vectors(h, preferred, every_chain)])
 
     def cells(self, keys: np.ndarray) -> np.ndarray:
         """Cell position of each key (-1 where no such cell)."""
@@ -228,9 +249,14 @@ def _pad(options: list[tuple[list, list]]) -> _Candidates:
 def _prune(options: list[_Candidates], search: HypercubeSearch, x: np.ndarray,
            suppressed: np.ndarray) -> list[_Candidates]:
     """Keep the cheapest candidates per dimension (by the cost their own line through the
-    primary adds) until the product of the counts is at most :data:`MAX_COMBINATIONS`."""
+    primary adds) until the product of the counts is at most ``search.max_combinations``.
+
+    The first candidate of each dimension, the vertical path down the preferred chain, is
+    always kept: for a primary on leaves of a table of non-negative values their product
+    (the primary and the totals above it, all moving up or all down together) has room in
+    both directions whenever the primary's own bounds do."""
     counts = [len(o.codes) for o in options]
-    if int(np.prod(counts)) <= MAX_COMBINATIONS:
+    if int(np.prod(counts)) <= search.max_combinations:
         return options
     ranked = []
     for d, o in enumerate(options):
@@ -241,13 +267,58 @@ def _prune(options: list[_Candidates], search: HypercubeSearch, x: np.ndarray,
         line_cost = np.where((o.codes >= 0) & (cells >= 0) & ~suppressed[j],
                              search.cost[j], 0.0).sum(axis=1)
         line_cost[((o.codes >= 0) & (cells < 0)).any(axis=1)] = np.inf
+        line_cost[0] = -np.inf  # the vertical path is always kept (see below)
         ranked.append(np.argsort(line_cost, kind="stable"))
     keep = counts[:]
-    while int(np.prod(keep)) > MAX_COMBINATIONS:
+    while int(np.prod(keep)) > search.max_combinations:
         widest = int(np.argmax(keep))
         keep[widest] = max(1, keep[widest] - 1)
     return [_Candidates(o.codes[r[:m]], o.signs[r[:m]])
             for o, r, m in zip(options, ranked, keep, strict=True)]
+
+
+@dataclass
+class Cover:
+    """The hypercubes chosen for the primaries.
+
+    ``pattern``: the cells hidden; ``unmet``: requirements no hypercube meets (to be
+    routed); ``complete``: every primary treated before the deadline; ``structures``: the
+    corner cells of each primary's hypercubes (its certificates); ``levels``: each
+    primary's ``(upl, lpl)``.
+    """
+
+    pattern: np.ndarray
+    unmet: list[Requirement]
+    complete: bool
+    structures: dict[int, list[np.ndarray]]
+    levels: dict[int, tuple[float, float]]
+
+
+def _choose(search: HypercubeSearch, cell: int, suppressed: np.ndarray,
+            levels: tuple[float, float], free_only: bool = False
+            ) -> tuple[list[np.ndarray], list[int]]:
+    """The cheapest hypercube meeting both levels of ``cell`` (or one per direction when
+    none meets both): their corners, and the directions no hypercube meets. With
+    ``free_only`` only hypercubes whose corners are all hidden already count."""
+    corners, added, meets_up, meets_down = search.evaluate(cell, suppressed, levels)
+    if free_only:
+        free = added == 0
+        meets_up, meets_down = meets_up & free, meets_down & free
+    both = meets_up & meets_down
+    if both.any():
+        chosen = [np.flatnonzero(both)[np.argmin(added[both])]]
+        missing = []
+    else:
+        chosen, missing = [], []
+        for meets, level, direction in ((meets_up, levels[0], UP),
+                                        (meets_down, levels[1], DOWN)):
+            if level <= 0:
+                continue
+            if meets.any():
+                chosen.append(np.flatnonzero(meets)[np.argmin(added[meets])])
+            else:
+                missing.append(direction)
+    return [corners[c][corners[c] >= 0] for c in chosen], missing
 
 
 def hypercube_pattern(
@@ -256,12 +327,8 @@ def hypercube_pattern(
     suppressed: np.ndarray,
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
-) -> tuple[np.ndarray, list[Requirement], bool]:
-    """Add a least-cost hypercube per primary (largest level first).
-
-    Returns the pattern, the requirements no hypercube meets (to be routed), and whether
-    every primary was treated before ``deadline`` expired.
-    """
+) -> Cover:
+    """Add a least-cost hypercube per primary (largest level first)."""
     suppressed = suppressed.copy()
     levels: dict[int, list[float]] = {}
     for req in reqs:
@@ -269,28 +336,86 @@ def hypercube_pattern(
     order = sorted(levels, key=lambda i: (-max(levels[i]), i))
     reporter = ProgressReporter(progress, "hypercubes", len(order), unit="primaries")
     unmet: list[Requirement] = []
+    structures: dict[int, list[np.ndarray]] = {}
+    as_tuples = {cell: (up, down) for cell, (up, down) in levels.items()}
     for done, cell in enumerate(order):
         if deadline is not None and deadline.expired:
             reporter.finish(done, "time limit reached")
-            return suppressed, unmet, False
+            return Cover(suppressed, unmet, False, structures, as_tuples)
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
-        upl, lpl = levels[cell]
-        corners, added, meets_up, meets_down = search.evaluate(cell, suppressed, (upl, lpl))
-        both = meets_up & meets_down
-        if both.any():
-            chosen = [np.flatnonzero(both)[np.argmin(added[both])]]
-        else:
-            chosen = []
-            for meets, level, direction in ((meets_up, upl, UP), (meets_down, lpl, DOWN)):
-                if level <= 0:
-                    continue
-                if meets.any():
-                    chosen.append(np.flatnonzero(meets)[np.argmin(added[meets])])
-                else:
-                    unmet.append(Requirement(cell, direction, level))
-        for c in chosen:
-            row = corners[c]
-            suppressed[row[row >= 0]] = True
+        chosen, missing = _choose(search, cell, suppressed, as_tuples[cell])
+        unmet += [Requirement(cell, d, as_tuples[cell][0 if d == UP else 1]) for d in missing]
+        structures[cell] = chosen
+        for row in chosen:
+            suppressed[row] = True
     reporter.finish(len(order), f"{int(suppressed.sum()):,} cells suppressed, "
                                 f"{len(unmet):,} requirements left to routing")
-    return suppressed, unmet, True
+    return Cover(suppressed, unmet, True, structures, as_tuples)
+
+
+def widen_cover(search: HypercubeSearch, cover: Cover) -> Cover:
+    """Try the requirements ``cover`` left unmet again with a wider ``search`` (every chain,
+    more candidates); the ones met get their hypercube added, the others stay unmet."""
+    pattern = cover.pattern.copy()
+    structures = dict(cover.structures)
+    unmet = []
+    for req in cover.unmet:
+        levels = (req.level, 0.0) if req.direction == UP else (0.0, req.level)
+        chosen, missing = _choose(search, req.cell, pattern, levels)
+        if missing:
+            unmet.append(req)
+            continue
+        structures[req.cell] = structures.get(req.cell, []) + chosen
+        for row in chosen:
+            pattern[row] = True
+    return Cover(pattern, unmet, cover.complete, structures, cover.levels)
+
+
+def clean_up_hypercubes(
+    search: HypercubeSearch,
+    cover: Cover,
+    suppressed: np.ndarray,
+    removable: np.ndarray,
+    progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
+) -> np.ndarray:
+    """Publish again, most expensive first, every removable hidden cell whose primaries all
+    find another hypercube among the cells still hidden (their certificates are replaced).
+
+    Each step keeps every primary covered, so the pass may stop at any time (``deadline``).
+    """
+    suppressed = suppressed.copy()
+    users: dict[int, set[int]] = {}
+    for cell, rows in cover.structures.items():
+        for row in rows:
+            for j in row.tolist():
+                users.setdefault(j, set()).add(cell)
+    candidates = np.flatnonzero(suppressed & removable)
+    candidates = candidates[np.argsort(-search.cost[candidates], kind="stable")]
+    reporter = ProgressReporter(progress, "clean-up", len(candidates), unit="secondaries tried")
+    published = 0
+    for done, j in enumerate(candidates.tolist()):
+        if deadline is not None and deadline.expired:
+            reporter.finish(done, f"{published:,} published again; time limit reached")
+            return suppressed
+        reporter.update(done, f"{published:,} published again")
+        suppressed[j] = False
+        renewed = {}
+        for cell in sorted(users.get(j, ())):
+            chosen, missing = _choose(search, cell, suppressed, cover.levels[cell], True)
+            if missing:
+                suppressed[j] = True
+                break
+            renewed[cell] = chosen
+        else:
+            published += 1
+            for cell, chosen in renewed.items():
+                for row in cover.structures[cell]:
+                    for k in row.tolist():
+                        users[k].discard(cell)
+                for row in chosen:
+                    for k in row.tolist():
+                        users.setdefault(k, set()).add(cell)
+                cover.structures[cell] = chosen
+    reporter.finish(len(candidates), f"{published:,} published again")
+    return suppressed
