@@ -36,7 +36,7 @@ import pandas as pd
 
 from tabsdc.audit import audit
 from tabsdc.audit.verify import HIDDEN_STATUSES
-from tabsdc.errors import InputError
+from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline
 from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.checks import failing_requirements
@@ -47,6 +47,7 @@ from tabsdc.suppression.hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
     hypercube_pattern,
+    uncertified,
     widen_cover,
 )
 from tabsdc.suppression.modular import modular_pattern
@@ -278,6 +279,13 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
             keep[cells] = True
         pattern = clean_up_hypercubes(search, cover, pattern, ~fixed_on & ~keep, progress,
                                       deadline)
+        unproven = uncertified(table.A, cover, pattern, *room)
+        if unproven:  # never expected: the audit would report it too
+            raise SolverError(f"{len(unproven)} hypercube certificates do not hold, e.g. "
+                              f"{labels(unproven[0].cell)}")
+        if progress is not None:
+            progress(f"certificates: all {sum(len(c) for c in cover.structures.values()):,} "
+                     "hypercubes checked against the relations")
     if extra is not None:
         pattern = protect_singletons(extra, pattern, c, fixed_off)
     total = float(c @ (pattern & ~fixed_on))

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.progress import Deadline, ProgressReporter
@@ -43,8 +45,9 @@ from tabsdc.suppression.attacker import DOWN, UP, Requirement
 from tabsdc.suppression.modular import cell_coordinates
 from tabsdc.table import Table
 
-__all__ = ["Cover", "HypercubeSearch", "clean_up_hypercubes", "hypercube_pattern",
-           "line_vectors", "widen_cover", "WIDE_COMBINATIONS"]
+__all__ = ["Cover", "Hypercube", "HypercubeSearch", "clean_up_hypercubes",
+           "hypercube_pattern", "line_vectors", "uncertified", "widen_cover",
+           "WIDE_COMBINATIONS"]
 
 #: At most this many candidate hypercubes per primary (per-dimension candidates are pruned
 #: by the cost of their own line through the primary when the product is larger).
@@ -197,12 +200,11 @@ class HypercubeSearch:
                 best[up] = child
         return best
 
-    def evaluate(self, cell: int, suppressed: np.ndarray,
-                 levels: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                         np.ndarray]:
-        """Every candidate hypercube through ``cell``: its corner cells (-1 padding), the
-        cost it adds to ``suppressed``, and whether it meets the upward and the downward
-        level (``levels = (upl, lpl)``)."""
+    def evaluate(self, cell: int, suppressed: np.ndarray, levels: tuple[float, float]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every candidate hypercube through ``cell``: its corner cells (-1 padding), their
+        signs, the cost it adds to ``suppressed``, and whether it meets the upward and the
+        downward level (``levels = (upl, lpl)``)."""
         x = self.coords[cell]
         options = [self.lines[d][int(x[d])] for d in range(len(x))]
         options = _prune(options, self, x, suppressed)
@@ -233,7 +235,7 @@ class HypercubeSearch:
         fits = ~active | usable
         meets_up = (fits & (~active | (room_up >= upl * (1 - 1e-9)))).all(axis=1)
         meets_down = (fits & (~active | (room_down >= lpl * (1 - 1e-9)))).all(axis=1)
-        return np.where(active, corner, -1), added, meets_up, meets_down
+        return np.where(active, corner, -1), sign, added, meets_up, meets_down
 
 
 def _pad(options: list[tuple[list, list]]) -> _Candidates:
@@ -277,6 +279,15 @@ def _prune(options: list[_Candidates], search: HypercubeSearch, x: np.ndarray,
             for o, r, m in zip(options, ranked, keep, strict=True)]
 
 
+class Hypercube(NamedTuple):
+    """One chosen structure: its corner cells, their signs (+1 moves with the primary) and
+    the directions (``UP``, ``DOWN``) of the primary's requirements it certifies."""
+
+    cells: np.ndarray
+    signs: np.ndarray
+    directions: tuple[int, ...]
+
+
 @dataclass
 class Cover:
     """The hypercubes chosen for the primaries.
@@ -290,23 +301,23 @@ class Cover:
     pattern: np.ndarray
     unmet: list[Requirement]
     complete: bool
-    structures: dict[int, list[np.ndarray]]
+    structures: dict[int, list[Hypercube]]
     levels: dict[int, tuple[float, float]]
 
 
 def _choose(search: HypercubeSearch, cell: int, suppressed: np.ndarray,
             levels: tuple[float, float], free_only: bool = False
-            ) -> tuple[list[np.ndarray], list[int]]:
+            ) -> tuple[list[Hypercube], list[int]]:
     """The cheapest hypercube meeting both levels of ``cell`` (or one per direction when
     none meets both): their corners, and the directions no hypercube meets. With
     ``free_only`` only hypercubes whose corners are all hidden already count."""
-    corners, added, meets_up, meets_down = search.evaluate(cell, suppressed, levels)
+    corners, signs, added, meets_up, meets_down = search.evaluate(cell, suppressed, levels)
     if free_only:
         free = added == 0
         meets_up, meets_down = meets_up & free, meets_down & free
     both = meets_up & meets_down
     if both.any():
-        chosen = [np.flatnonzero(both)[np.argmin(added[both])]]
+        chosen = [(np.flatnonzero(both)[np.argmin(added[both])], (UP, DOWN))]
         missing = []
     else:
         chosen, missing = [], []
@@ -315,10 +326,11 @@ def _choose(search: HypercubeSearch, cell: int, suppressed: np.ndarray,
             if level <= 0:
                 continue
             if meets.any():
-                chosen.append(np.flatnonzero(meets)[np.argmin(added[meets])])
+                chosen.append((np.flatnonzero(meets)[np.argmin(added[meets])], (direction,)))
             else:
                 missing.append(direction)
-    return [corners[c][corners[c] >= 0] for c in chosen], missing
+    return [Hypercube(corners[c][corners[c] >= 0], signs[c][corners[c] >= 0], served)
+            for c, served in chosen], missing
 
 
 def hypercube_pattern(
@@ -346,8 +358,8 @@ def hypercube_pattern(
         chosen, missing = _choose(search, cell, suppressed, as_tuples[cell])
         unmet += [Requirement(cell, d, as_tuples[cell][0 if d == UP else 1]) for d in missing]
         structures[cell] = chosen
-        for row in chosen:
-            suppressed[row] = True
+        for cube in chosen:
+            suppressed[cube.cells] = True
     reporter.finish(len(order), f"{int(suppressed.sum()):,} cells suppressed, "
                                 f"{len(unmet):,} requirements left to routing")
     return Cover(suppressed, unmet, True, structures, as_tuples)
@@ -366,8 +378,8 @@ def widen_cover(search: HypercubeSearch, cover: Cover) -> Cover:
             unmet.append(req)
             continue
         structures[req.cell] = structures.get(req.cell, []) + chosen
-        for row in chosen:
-            pattern[row] = True
+        for cube in chosen:
+            pattern[cube.cells] = True
     return Cover(pattern, unmet, cover.complete, structures, cover.levels)
 
 
@@ -386,9 +398,9 @@ def clean_up_hypercubes(
     """
     suppressed = suppressed.copy()
     users: dict[int, set[int]] = {}
-    for cell, rows in cover.structures.items():
-        for row in rows:
-            for j in row.tolist():
+    for cell, cubes in cover.structures.items():
+        for cube in cubes:
+            for j in cube.cells.tolist():
                 users.setdefault(j, set()).add(cell)
     candidates = np.flatnonzero(suppressed & removable)
     candidates = candidates[np.argsort(-search.cost[candidates], kind="stable")]
@@ -410,12 +422,65 @@ def clean_up_hypercubes(
         else:
             published += 1
             for cell, chosen in renewed.items():
-                for row in cover.structures[cell]:
-                    for k in row.tolist():
+                for cube in cover.structures[cell]:
+                    for k in cube.cells.tolist():
                         users[k].discard(cell)
-                for row in chosen:
-                    for k in row.tolist():
+                for cube in chosen:
+                    for k in cube.cells.tolist():
                         users.setdefault(k, set()).add(cell)
                 cover.structures[cell] = chosen
     reporter.finish(len(candidates), f"{published:,} published again")
     return suppressed
+
+
+def uncertified(A: sp.sparray, cover: Cover, pattern: np.ndarray, down: np.ndarray,
+                up: np.ndarray) -> list[Requirement]:
+    """The requirements of ``cover`` whose hypercubes do not prove them on ``pattern``.
+
+    An independent check of the certificates, on the relations themselves: a hypercube
+    with signs ``s`` proves its primary's upward requirement when ``A s = 0`` (it is a
+    deviation the relations allow), every corner is hidden in ``pattern``, and every corner
+    has room ``upl`` in its sign's direction (``U`` where ``s = +1``, ``L`` where
+    ``s = -1``); downward likewise with ``lpl`` and the directions swapped. All hypercubes
+    are checked at once (one sparse product). Requirements the cover left unmet (routed by
+    LP, with their own certificates) are not checked here.
+
+    Examples
+    --------
+    >>> A = sp.csr_array([[1.0, 1.0, -1.0]])          # x0 + x1 = x2
+    >>> cube = Hypercube(np.array([0, 1]), np.array([1, -1]), (UP,))
+    >>> cover = Cover(np.ones(3, bool), [], True, {0: [cube]}, {0: (2.0, 0.0)})
+    >>> uncertified(A, cover, np.ones(3, bool), np.full(3, 5.0), np.full(3, 5.0))
+    []
+    >>> uncertified(A, cover, np.ones(3, bool), np.array([5.0, 1, 5]), np.full(3, 5.0))
+    [Requirement(cell=0, direction=1, level=2.0)]
+    """
+    owners, cubes = [], []
+    for cell, chosen in cover.structures.items():
+        owners += [cell] * len(chosen)
+        cubes += chosen
+    unmet = {(r.cell, r.direction) for r in cover.unmet}
+    wanted = [(cell, direction) for cell, (upl, lpl) in cover.levels.items()
+              for direction, level in ((UP, upl), (DOWN, lpl))
+              if level > 0 and (cell, direction) not in unmet]
+    if not cubes:
+        return [Requirement(c, d, cover.levels[c][0 if d == UP else 1]) for c, d in wanted]
+    sizes = np.array([len(c.cells) for c in cubes])
+    which = np.repeat(np.arange(len(cubes)), sizes)
+    cells = np.concatenate([c.cells for c in cubes])
+    signs = np.concatenate([c.signs for c in cubes]).astype(float)
+    deviations = sp.csc_array((signs, (cells, which)), shape=(A.shape[1], len(cubes)))
+    residual = abs(sp.csr_array(A) @ deviations).max(axis=0).toarray().ravel()
+    published_corners = np.bincount(which, weights=~pattern[cells], minlength=len(cubes))
+    good = (residual == 0) & (published_corners == 0)
+    proven = set()
+    for direction in (UP, DOWN):
+        level = np.array([cover.levels[o][0 if direction == UP else 1] for o in owners])
+        serves = np.array([direction in c.directions for c in cubes])
+        room = np.where((signs > 0) == (direction == UP), up[cells], down[cells])
+        short = np.bincount(which, weights=room < level[which] * (1 - 1e-9),
+                            minlength=len(cubes)) > 0
+        for k in np.flatnonzero(good & serves & ~short).tolist():
+            proven.add((owners[k], direction))
+    return [Requirement(c, d, cover.levels[c][0 if d == UP else 1])
+            for c, d in wanted if (c, d) not in proven]

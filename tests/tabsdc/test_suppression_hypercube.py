@@ -7,7 +7,14 @@ import pytest
 from tabsdc import Hierarchy, Table
 from tabsdc.audit import audit
 from tabsdc.suppression import _capacities, suppress
-from tabsdc.suppression.hypercube import HypercubeSearch, line_vectors
+from tabsdc.suppression.attacker import requirements
+from tabsdc.suppression.hypercube import (
+    HypercubeSearch,
+    clean_up_hypercubes,
+    hypercube_pattern,
+    line_vectors,
+    uncertified,
+)
 from tests.tabsdc.test_parallel import small_hierarchical_table
 
 
@@ -85,9 +92,33 @@ def test_each_primary_gets_a_structure_with_room_for_its_levels():
     hidden = (cells["status"] == "u").to_numpy()
     for cell in np.flatnonzero(hidden)[:10]:
         levels = (cells["upl"].iloc[cell], cells["lpl"].iloc[cell])
-        corners, added, meets_up, meets_down = search.evaluate(cell, hidden, levels)
+        corners, _, added, meets_up, meets_down = search.evaluate(cell, hidden, levels)
         ok = meets_up & meets_down
         assert ok.any()
         best = np.flatnonzero(ok)[np.argmin(added[ok])]
         row = corners[best][corners[best] >= 0]
         assert cell in row and added[best] == pytest.approx(cost[row][~hidden[row]].sum())
+
+
+def test_certificates_hold_after_clean_up_and_a_published_corner_breaks_them():
+    table = small_hierarchical_table(8)
+    cells = table.cells
+    primary = (cells["status"] == "u").to_numpy()
+    reqs = requirements(primary, cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float))
+    down, up = _capacities(table, "table", None)
+    search = HypercubeSearch(table, down, up, np.abs(table.values),
+                             np.ones(table.n_cells, bool))
+    cover = hypercube_pattern(search, reqs, primary)
+    assert cover.complete and not cover.unmet
+    assert uncertified(table.A, cover, cover.pattern, down, up) == []
+    cleaned = clean_up_hypercubes(search, cover, cover.pattern, ~primary)
+    assert cleaned.sum() < cover.pattern.sum()  # something was published again
+    assert uncertified(table.A, cover, cleaned, down, up) == []
+    # publish one secondary corner of the first primary's hypercube: that primary loses
+    # its certificate
+    first = next(iter(cover.structures))
+    corner = next(j for j in cover.structures[first][0].cells if not primary[j])
+    broken = cleaned.copy()
+    broken[corner] = False
+    lost = uncertified(table.A, cover, broken, down, up)
+    assert first in {r.cell for r in lost}
