@@ -122,7 +122,7 @@ class ProgressReporter:
     Parameters
     ----------
     progress : callable or None
-        Receives each line (nothing is computed when None).
+        Receives each line (nothing is computed when None, nor when ``total`` is 0).
     task : str
         What the loop does (``"routing"``); starts every line.
     total : int
@@ -140,7 +140,7 @@ class ProgressReporter:
     def __init__(self, progress: Progress | None, task: str, total: int, *, unit: str = "",
                  first: float = 2.0, interval: float = 10.0,
                  clock: Callable[[], float] = perf_counter):
-        self.progress = progress
+        self.progress = progress if total > 0 else None  # nothing to do: nothing to say
         self.task = task
         self.total = int(total)
         self.unit = f" {unit}" if unit else ""

@@ -75,6 +75,14 @@ def test_lines_come_at_once_then_by_time_with_rate_and_time_left():
                          "time limit reached")
 
 
+def test_an_empty_loop_says_nothing():
+    lines: list[str] = []
+    reporter = ProgressReporter(lines.append, "routing", 0)
+    reporter.update(0)
+    reporter.finish()
+    assert lines == []
+
+
 def test_nothing_is_computed_without_a_receiver():
     ticks = itertools.count()
     reporter = ProgressReporter(None, "x", 10, clock=lambda: float(next(ticks)))
