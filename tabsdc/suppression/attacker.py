@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.progress import Deadline
 from tabsdc.solver import HighsModel, LinearProgram
 
 __all__ = [
@@ -80,9 +81,15 @@ class Attacker:
         The table's relations.
     down_capacity, up_capacity : ndarray
         ``L = a - lb`` and ``U = ub - a``, finite.
+    deadline : Deadline, optional
+        Every LP gets at most the time it leaves; an LP it stops counts as failed (no
+        certificate) and :meth:`reach` raises :class:`~tabsdc.errors.SolverError`.
+    hops : int
+        Radius of the local neighbourhoods, in relations (see :func:`neighbourhood`).
     """
 
-    def __init__(self, A: sp.sparray, down_capacity: np.ndarray, up_capacity: np.ndarray):
+    def __init__(self, A: sp.sparray, down_capacity: np.ndarray, up_capacity: np.ndarray,
+                 deadline: Deadline | None = None, hops: int = 3):
         self.A = sp.csc_array(A)
         self.AT = self.A.T.tocsr()
         self.by_row = sp.csr_array(A)
@@ -91,6 +98,8 @@ class Attacker:
         self.n = self.A.shape[1]
         self.local = self.n > LOCAL_ABOVE
         self.n_solves = 0
+        self.deadline = deadline or Deadline(None)
+        self.hops = hops
         self.set_pattern(np.zeros(self.n, dtype=bool))
 
     def set_pattern(self, suppressed: np.ndarray) -> None:
@@ -144,6 +153,7 @@ class Attacker:
         c = np.zeros(len(self._columns))
         c[position] = -float(req.direction)
         self._model.set_objective(c, sense="min")
+        self._model.set_time_limit(self.deadline.solver_limit())
         result = self._model.solve().require_solution()
         self.n_solves += 1
         duals[self._rows] = result.row_duals
@@ -159,11 +169,11 @@ class Attacker:
             return None
         self.n_solves += 1
         if self.local:
-            near = neighbourhood(self.A, self.by_row, req.cell)
+            near = neighbourhood(self.A, self.by_row, req.cell, self.hops)
             cells = near[self._weight[near] > 1e-9]
             w = self._weight[cells]
             proof = local_flow(self.A, cells, req, self.U[cells] * w, self.L[cells] * w,
-                               np.ones(len(cells)))
+                               np.ones(len(cells)), self.deadline.solver_limit())
             if proof is not None:
                 return proof
             if local_only:
@@ -172,7 +182,8 @@ class Attacker:
             self._build()
         cell, weight = req.cell, self._weight[req.cell]
         moved = solve_flow(self._flow, req, position, np.ones(len(self._columns)),
-                           restore=(self.U[cell] * weight, self.L[cell] * weight))
+                           restore=(self.U[cell] * weight, self.L[cell] * weight),
+                           time_limit=self.deadline.solver_limit())
         return None if moved is None else self._columns[moved]
 
     def cut(self, req: Requirement, row_duals: np.ndarray) -> np.ndarray:
@@ -193,9 +204,9 @@ def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
                   hops: int = 3) -> np.ndarray:
     """Cells reachable from ``cell`` through at most ``hops`` relations (sorted).
 
-    Three hops hold the smallest protecting structures of 3-D tables (the eight corners of
-    a box, one of them a total). ``by_column``/``by_row``: the relations matrix compressed
-    both ways.
+    ``k`` hops hold the smallest protecting structures of k-dimensional tables (the ``2^k``
+    corners of a box: the opposite corner is k relations away), so callers use
+    ``max(3, k)``. ``by_column``/``by_row``: the relations matrix compressed both ways.
     """
     cells = np.array([cell])
     for _ in range(hops):
@@ -207,14 +218,15 @@ def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
 
 
 def local_flow(by_column: sp.csc_array, cells: np.ndarray, req: Requirement, up: np.ndarray,
-               down: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+               down: np.ndarray, w: np.ndarray,
+               time_limit: float | None = None) -> np.ndarray | None:
     """:func:`solve_flow` with every cell outside ``cells`` (sorted, the requirement's cell
     among them) held at zero: the cells carrying flow, or None. Such a flow satisfies every
     relation of the table, so it is a flow (an attack, a route) of the whole table."""
     block = by_column[:, cells]
     rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
     moved = solve_flow(flow_model(block[rows], up, down), req,
-                       int(np.searchsorted(cells, req.cell)), w)
+                       int(np.searchsorted(cells, req.cell)), w, time_limit=time_limit)
     return None if moved is None else cells[moved]
 
 
@@ -228,11 +240,14 @@ def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:
 
 
 def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
-               restore: tuple[float, float] | None = None) -> np.ndarray | None:
+               restore: tuple[float, float] | None = None,
+               time_limit: float | None = None) -> np.ndarray | None:
     """The least ``w``-cost flow with column ``i`` (the requirement's cell in ``model``)
     moved by the level in the requirement's direction: which columns carry flow, or None
-    when no such flow exists. ``restore``: the kept model's bounds ``(up, down)`` of ``i``."""
+    when no such flow exists (or none was found within ``time_limit`` seconds).
+    ``restore``: the kept model's bounds ``(up, down)`` of ``i``."""
     n = len(w)
+    model.set_time_limit(time_limit)
     model.set_objective(np.concatenate([w, w]))
     p_fixed = req.level if req.direction > 0 else 0.0
     q_fixed = req.level if req.direction < 0 else 0.0

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.suppression import attacker as attacker_module
 from tabsdc.suppression.attacker import (
     Attacker,
@@ -40,14 +41,18 @@ class FlowRouter:
     """The least-cost deviation flow LP, kept in HiGHS and re-solved per requirement.
 
     On tables with more than :data:`~tabsdc.suppression.attacker.LOCAL_ABOVE` cells a
-    requirement is first routed within the cell's neighbourhood (cells within three relations
-    of it; every other cell held at zero, so a local flow is a flow of the whole table); only
+    requirement is first routed within the cell's neighbourhood (cells within ``hops``
+    relations of it, the table's number of dimensions and at least three; every other cell
+    held at zero, so a local flow is a flow of the whole table); only
     when no local flow exists is the LP over the whole table solved. A protecting structure
     of a hierarchical table almost always lies that close, and the local LP has thousands of
     columns, not 1e5.
     """
 
-    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray):
+    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
+                 deadline: Deadline | None = None, hops: int = 3):
+        self.deadline = deadline or Deadline(None)
+        self.hops = hops
         self.by_row = sp.csr_array(A)
         self.by_column = sp.csc_array(A)
         self.n = self.by_row.shape[1]
@@ -64,15 +69,16 @@ class FlowRouter:
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
         w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         if self.local:
-            cells = neighbourhood(self.by_column, self.by_row, req.cell)
+            cells = neighbourhood(self.by_column, self.by_row, req.cell, self.hops)
             carrying = local_flow(self.by_column, cells, req, self.up[cells], self.down[cells],
-                                  w[cells])
+                                  w[cells], self.deadline.solver_limit())
             if carrying is not None:
                 carries = np.zeros(self.n, dtype=bool)
                 carries[carrying] = True
                 return carries
         i = req.cell
-        return solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]))
+        return solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
+                          time_limit=self.deadline.solver_limit())
 
 
 def heuristic_pattern(
@@ -83,25 +89,32 @@ def heuristic_pattern(
     suppressed: np.ndarray,
     labels: Callable[[int], str],
     progress: Callable[[str], None] | None = None,
-) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    deadline: Deadline | None = None,
+) -> tuple[np.ndarray, dict[int, np.ndarray], bool]:
     """Extend ``suppressed`` until every requirement holds.
 
-    Returns the pattern and, per requirement (by position in ``reqs``), the cells of a
-    least-deviation attack that certifies it.
+    Returns the pattern, per requirement (by position in ``reqs``) the cells of a
+    least-deviation attack that certifies it, and whether every requirement was routed
+    (False: ``deadline`` expired first, and the pattern protects only the requirements with
+    a certificate).
     """
     suppressed = suppressed.copy()
     certificates: dict[int, np.ndarray] = {}
     order = sorted(range(len(reqs)), key=lambda k: -reqs[k].level)
     attacker.set_pattern(suppressed)
-    step = max(1, len(order) // 10)
-    for done, k in enumerate(order, start=1):
-        if progress is not None and done % step == 0:
-            progress(f"routing: {done} of {len(order)} requirements, "
-                     f"{int(suppressed.sum())} cells suppressed")
+    reporter = ProgressReporter(progress, "routing", len(order), unit="requirements")
+    for done, k in enumerate(order):
+        if deadline is not None and deadline.expired:
+            reporter.finish(done, "time limit reached")
+            return suppressed, certificates, False
+        reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         req = reqs[k]
         proof = attacker.certificate(req, local_only=True)
         if proof is None:  # (on large tables: not locally; routing makes sure)
             carries = router.route(req, cost, suppressed)
+            if carries is None and deadline is not None and deadline.expired:
+                reporter.finish(done, "time limit reached")
+                return suppressed, certificates, False
             if carries is None:
                 raise InputError(
                     f"no suppression pattern can protect {labels(req.cell)}: its "
@@ -113,7 +126,8 @@ def heuristic_pattern(
             attacker.set_pattern(suppressed)
             proof = np.flatnonzero(carries)
         certificates[k] = proof
-    return suppressed, certificates
+    reporter.finish(len(order), f"{int(suppressed.sum()):,} cells suppressed")
+    return suppressed, certificates, True
 
 
 def clean_up(
@@ -124,8 +138,12 @@ def clean_up(
     removable: np.ndarray,
     certificates: dict[int, np.ndarray],
     progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> np.ndarray:
     """Publish again every removable suppressed cell that no requirement needs.
+
+    Every step keeps the pattern protecting, so when ``deadline`` expires the pass stops
+    and the pattern so far is returned.
 
     On large tables only local attacks are tried (a cell stays unless a local attack still
     proves every requirement), which keeps each step small and is always safe.
@@ -141,10 +159,12 @@ def clean_up(
     unused[list(users)] = False
     suppressed[unused] = False
     candidates = np.flatnonzero(suppressed & removable)
-    step = max(1, len(candidates) // 10)
-    for done, j in enumerate(candidates[np.argsort(-cost[candidates], kind="stable")], 1):
-        if progress is not None and done % step == 0:
-            progress(f"clean-up: {done} of {len(candidates)} secondaries tried")
+    reporter = ProgressReporter(progress, "clean-up", len(candidates), unit="secondaries tried")
+    done = 0
+    for done, j in enumerate(candidates[np.argsort(-cost[candidates], kind="stable")]):
+        if deadline is not None and deadline.expired:
+            break
+        reporter.update(done)
         suppressed[j] = False
         attacker.set_pattern(suppressed)
         renewed = {}
@@ -162,5 +182,8 @@ def clean_up(
                 certificates[k] = proof
             continue
         suppressed[j] = True
+    else:
+        done = len(candidates)
+    reporter.finish(done, "time limit reached" if done < len(candidates) else "")
     attacker.set_pattern(suppressed)
     return suppressed

@@ -11,9 +11,10 @@ levels and cells suppressed earlier are treated as primaries of the sub-tables t
 as tau-ARGUS's modular method does. When a sub-table suppresses a cell it shares with a sub-
 table already done, that sub-table is queued again (backtracking) until nothing changes.
 
-Sub-tables ignore each other's slack, so the whole pattern is audited at the end; any
-requirement that still fails is repaired by routing on the whole table (then cleaned up), so
-the result always passes the audit.
+Sub-tables ignore each other's slack, so every requirement of the whole table is checked
+at the end; any requirement that still fails is repaired by routing on the whole table (then
+cleaned up), so the result always passes the audit. Under a deadline the sub-tables stop
+when it expires and the routing repairs what they left.
 """
 
 from __future__ import annotations
@@ -27,24 +28,31 @@ import scipy.sparse as sp
 
 from tabsdc.audit.verify import HIDDEN_STATUSES
 from tabsdc.errors import InputError
+from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.structure import CellIndexer
 from tabsdc.table import Table
 
-__all__ = ["subtables", "modular_pattern"]
+__all__ = ["subtables", "modular_pattern", "cell_coordinates"]
+
+
+def cell_coordinates(table: Table) -> np.ndarray:
+    """Position of every cell's code in each dimension's hierarchy (cells x dimensions)."""
+    if not table.dims:
+        raise InputError("this method needs a table with dimensions and hierarchies")
+    hierarchies = list(table.hierarchies.values())
+    index = table.cells.index
+    if len(hierarchies) == 1:
+        return pd.Categorical(index, categories=hierarchies[0].codes).codes[:, None] \
+            .astype(np.int64)
+    return np.column_stack([
+        pd.Categorical(index.get_level_values(d), categories=h.codes).codes
+        for d, h in enumerate(hierarchies)]).astype(np.int64)
 
 
 def subtables(table: Table) -> dict[tuple[int, ...], np.ndarray]:
     """Cells (positions) of every sub-table, keyed by its parent code per dimension."""
-    if not table.dims:
-        raise InputError("the modular method needs a table with dimensions and hierarchies")
     hierarchies = list(table.hierarchies.values())
-    index = table.cells.index
-    if len(hierarchies) == 1:
-        coords = pd.Categorical(index, categories=hierarchies[0].codes).codes[:, None]
-    else:
-        coords = np.column_stack([
-            pd.Categorical(index.get_level_values(d), categories=h.codes).codes
-            for d, h in enumerate(hierarchies)])
+    coords = cell_coordinates(table)
     options = []
     for d, h in enumerate(hierarchies):
         is_parent = np.isin(np.arange(len(h)), [h.codes.index(c) for c in h.parent_codes])
@@ -74,15 +82,18 @@ def subtables(table: Table) -> dict[tuple[int, ...], np.ndarray]:
 
 def modular_pattern(
     table: Table,
-    solve_subtable: Callable[[Table, np.ndarray], np.ndarray],
+    solve_subtable: Callable[[Table, np.ndarray], np.ndarray | None],
     primary_levels: tuple[np.ndarray, np.ndarray],
     progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> tuple[np.ndarray, int]:
     """Suppress sub-table by sub-table; returns the pattern and the number of sub-table solves.
 
     ``solve_subtable`` takes a sub-Table and its cells' positions in ``table`` and returns
-    its protected pattern (boolean, in the sub-table's cell order).
+    its protected pattern (boolean, in the sub-table's cell order), or None when it found
+    none in time. The loop stops when ``deadline`` expires or a sub-table finds no pattern.
     """
+    deadline = deadline or Deadline(None)
     lpl, upl = primary_levels
     status = table.cells["status"].to_numpy().copy()
     values = table.values
@@ -104,7 +115,8 @@ def modular_pattern(
     queue = deque(order)
     queued = set(order)
     solves = 0
-    while queue:
+    reporter = ProgressReporter(progress, "sub-tables", len(order), unit="sub-tables solved")
+    while queue and not deadline.expired:
         key = queue.popleft()
         queued.discard(key)
         cells = parts[key]
@@ -122,9 +134,10 @@ def modular_pattern(
             done.add(key)
             continue
         pattern = solve_subtable(sub, cells)
+        if pattern is None:
+            break
         solves += 1
-        if progress is not None:
-            progress(f"sub-table {solves} ({len(cells)} cells), {len(queue)} queued")
+        reporter.update(len(done), f"{len(queue):,} queued")
         done.add(key)
         new = cells[pattern & ~hidden[cells]]
         if len(new) == 0:
@@ -141,4 +154,5 @@ def modular_pattern(
                 if other != key and other not in queued and other in done:
                     queue.append(other)
                     queued.add(other)
+    reporter.finish(len(done), "" if not queue else "time limit reached")
     return hidden, solves

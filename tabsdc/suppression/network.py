@@ -75,7 +75,10 @@ def arc_orientation(A: sp.sparray) -> tuple[np.ndarray, np.ndarray]:
 class NetworkRouter:
     """Least-cost protecting flows on the table's network (see module docstring)."""
 
-    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray):
+    def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
+                 deadline: object = None, hops: int = 3):
+        """``deadline`` and ``hops`` are accepted for the router interface (each network
+        simplex is one short step between the routing loop's checks of the deadline)."""
         self.tail, self.head = arc_orientation(A)
         self.down = np.where(movable, down, 0.0)
         self.up = np.where(movable, up, 0.0)

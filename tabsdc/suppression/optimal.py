@@ -9,18 +9,19 @@ fails; when no requirement fails, the master's optimum is a proven optimal patte
 
 Each round also repairs the master's pattern into a feasible one (heuristic routing, then
 clean-up), so a time limit returns the best audit-clean pattern found with its gap against the
-master's bound.
+master's bound (or no pattern, when even the first repair did not finish in time).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from time import perf_counter
 
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.errors import SolverError
+from tabsdc.progress import Deadline
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression.attacker import TOL, Attacker, Requirement
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
@@ -36,9 +37,15 @@ ROUND_LIMIT = 2.0  # seconds for the first master MILP round; doubled when it bi
 
 @dataclass(frozen=True)
 class CutLoopStats:
-    """Solver statistics of the cut loop."""
+    """Solver statistics of a suppression.
 
-    status: str  # "optimal" or "feasible" (time limit)
+    ``status``: ``"optimal"`` (proven), ``"feasible"`` (a protecting pattern, not proven
+    optimal; ``gap`` against ``bound`` when a bound is known, else ``nan``) or
+    ``"no pattern"`` (the time limit came before any protecting pattern was complete).
+    ``time_limited``: the time limit stopped the search.
+    """
+
+    status: str
     objective: float
     bound: float
     gap: float
@@ -47,6 +54,7 @@ class CutLoopStats:
     seed_rows: int
     attacker_solves: int
     seconds: float
+    time_limited: bool = False
 
 
 def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_array:
@@ -77,29 +85,35 @@ def optimal_pattern(
     labels: Callable[[int], str],
     *,
     extra_rows: sp.csr_array | None = None,
-    time_limit: float | None = None,
+    deadline: Deadline | None = None,
     progress: Callable[[str], None] | None = None,
-) -> tuple[np.ndarray, CutLoopStats]:
+) -> tuple[np.ndarray | None, CutLoopStats]:
     """Minimum-cost pattern protecting every requirement (see module docstring).
 
     ``extra_rows`` are further ``row @ z >= 1`` constraints (singleton protection); the
-    repaired patterns satisfy them through :func:`protect_singletons`.
+    repaired patterns satisfy them through :func:`protect_singletons`. The pattern is None
+    when ``deadline`` expired before any protecting pattern was complete.
     """
-    start = perf_counter()
+    deadline = deadline or Deadline(None)
     n = len(cost)
     cost = np.where(fixed_on, 0.0, cost)  # the objective counts new suppressions only
     removable = ~fixed_on & ~fixed_off
     # incumbent from the heuristic: an upper bound and the fallback under a time limit
-    def repair(start: np.ndarray) -> np.ndarray:
-        """Complete a pattern by routing; then drop what routing added and is not needed."""
-        pattern, certificates = heuristic_pattern(reqs, attacker, router, cost, start, labels)
-        pattern = clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates)
+    def repair(start: np.ndarray) -> np.ndarray | None:
+        """Complete a pattern by routing; then drop what routing added and is not needed
+        (None: the deadline came first)."""
+        pattern, certificates, complete = heuristic_pattern(
+            reqs, attacker, router, cost, start, labels, deadline=deadline)
+        if not complete:
+            return None
+        pattern = clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates,
+                           deadline=deadline)
         if extra_rows is not None:
             pattern = protect_singletons(extra_rows, pattern, cost, fixed_off)
         return pattern
 
     best = repair(fixed_on)
-    best_cost = float(cost @ best)
+    best_cost = np.inf if best is None else float(cost @ best)
     tie = _tie_breaker(cost)
     seeds = seed_rows(A, reqs, n)
     if extra_rows is not None:
@@ -109,8 +123,8 @@ def optimal_pattern(
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
         col_upper=(~fixed_off).astype(float))
     # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds)
-    cut_rows, cut_levels, bound = _relaxation_cuts(relaxation, reqs, attacker, tie, start,
-                                                   time_limit, progress)
+    cut_rows, cut_levels, bound = _relaxation_cuts(relaxation, reqs, attacker, tie, deadline,
+                                                   progress)
     rows = sp.vstack([seeds, *cut_rows], format="csr") if cut_rows else seeds
     master = HighsModel(replace(
         relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
@@ -119,11 +133,8 @@ def optimal_pattern(
     # a master that is slow to prove optimality still yields patterns whose failures give
     # cuts: cap each round's MILP and give the next round twice as long when the cap binds
     round_limit = ROUND_LIMIT
-    while True:
-        remaining = np.inf if time_limit is None else time_limit - (perf_counter() - start)
-        if remaining <= 0:
-            break
-        master.set_time_limit(min(remaining, round_limit))
+    while not deadline.expired:
+        master.set_time_limit(deadline.solver_limit(round_limit))
         result = master.solve()
         rounds += 1
         if not result.optimal:
@@ -133,7 +144,9 @@ def optimal_pattern(
         if not result.has_solution:
             break
         z = np.round(result.x).astype(bool)
-        violated = _violated(reqs, attacker, z)
+        violated = _violated(reqs, attacker, z, deadline)
+        if violated is None:  # the deadline came during the attacks
+            break
         if progress is not None:
             progress(f"round {rounds}: master cost {cost @ z:.6g}, bound {bound:.6g}, "
                      f"incumbent {best_cost:.6g}, {len(violated)} requirements fail")
@@ -149,17 +162,22 @@ def optimal_pattern(
             cuts += len(violated)
             # repair the master's pattern into a feasible one: a new incumbent candidate
             repaired = repair(z | fixed_on)
-            if cost @ repaired < best_cost - 1e-9:
+            if repaired is not None and cost @ repaired < best_cost - 1e-9:
                 best, best_cost = repaired, float(cost @ repaired)
         if best_cost <= bound + PROVEN_GAP * max(1.0, abs(best_cost)):
             status = "optimal"
             break
+    if best is None:
+        return None, CutLoopStats("no pattern", np.nan, bound, np.nan, rounds, cuts,
+                                  seeds.shape[0], attacker.n_solves, deadline.elapsed(),
+                                  time_limited=True)
     bound = min(bound, best_cost)
     gap = (best_cost - bound) / max(abs(best_cost), 1e-10)
     if status == "optimal" and gap > PROVEN_GAP:
         status = "feasible"
     stats = CutLoopStats(status, best_cost, bound, gap, rounds, cuts, seeds.shape[0],
-                         attacker.n_solves, perf_counter() - start)
+                         attacker.n_solves, deadline.elapsed(),
+                         time_limited=deadline.hit and status != "optimal")
     return best, stats
 
 
@@ -168,22 +186,26 @@ def _relaxation_cuts(
     reqs: Sequence[Requirement],
     attacker: Attacker,
     tie: np.ndarray,
-    start: float,
-    time_limit: float | None,
+    deadline: Deadline,
     progress: Callable[[str], None] | None,
     max_rounds: int = 200,
 ) -> tuple[list[sp.csr_array], list[np.ndarray], float]:
-    """Cut the LP relaxation until its fractional pattern protects every requirement."""
+    """Cut the LP relaxation until its fractional pattern protects every requirement
+    (using at most half of the deadline's time)."""
     model = HighsModel(relaxation)
     rows, levels, bound = [], [], 0.0
+    phase = deadline.share(0.5)
     for round_ in range(max_rounds):
-        if time_limit is not None and perf_counter() - start > time_limit / 2:
+        if phase.expired:
             break
+        model.set_time_limit(phase.solver_limit())
         result = model.solve()
         if not result.optimal:
             break
         bound = max(bound, float(result.objective) - float(tie.sum()))
-        violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0))
+        violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0), phase)
+        if violated is None:
+            break
         if progress is not None:
             progress(f"LP round {round_ + 1}: bound {bound:.6g}, {len(violated)} cuts")
         if not violated:
@@ -196,13 +218,21 @@ def _relaxation_cuts(
 
 
 def _violated(
-    reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray
-) -> list[tuple[Requirement, np.ndarray]]:
-    """Requirements the pattern fails, each with its capacity cut."""
+    reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray, deadline: Deadline
+) -> list[tuple[Requirement, np.ndarray]] | None:
+    """Requirements the pattern fails, each with its capacity cut (None: ``deadline``
+    expired before every requirement was attacked)."""
     attacker.set_pattern(z)
     out = []
     for req in reqs:
-        reach, duals, _ = attacker.reach(req)
+        if deadline.expired:
+            return None
+        try:
+            reach, duals, _ = attacker.reach(req)
+        except SolverError:
+            if deadline.expired:  # the attack LP was stopped by the time limit
+                return None
+            raise
         if reach < req.level * (1 - TOL):
             out.append((req, attacker.cut(req, duals)))
     return out

@@ -26,17 +26,22 @@ class SuppressionResult:
     Attributes
     ----------
     table : Table
-        The protected table: secondaries have status ``m``.
+        The protected table: secondaries have status ``m`` (with status ``"no pattern"``:
+        the input table).
     method : str
+        The method that ran (``method="auto"`` names the one it chose).
     cost : ndarray
         Cost of each cell under the chosen criterion.
     secondary : Series of bool
         New complementary suppressions.
     stats : CutLoopStats
-        Status (``"optimal"`` only when proven), objective, bound, gap, rounds, cuts.
-    audit : AuditResult
-        The interval attack on the result.
+        Status (``"optimal"`` only when proven; ``"feasible"``; ``"no pattern"`` when the
+        time limit came first), objective, bound, gap, rounds, cuts, ``time_limited``.
+    audit : AuditResult or None
+        The interval attack on the result (None when there is no pattern).
     seconds : float
+    reason : str
+        Why ``method="auto"`` chose the method ("" when the method was given).
     """
 
     table: Table
@@ -44,8 +49,19 @@ class SuppressionResult:
     cost: np.ndarray
     secondary: pd.Series
     stats: CutLoopStats
-    audit: AuditResult
+    audit: AuditResult | None
     seconds: float
+    reason: str = ""
+
+    @property
+    def status(self) -> str:
+        """``"optimal"``, ``"feasible"`` or ``"no pattern"`` (see ``stats``)."""
+        return self.stats.status
+
+    @property
+    def protected(self) -> bool:
+        """True when there is a pattern and the audit finds every primary protected."""
+        return self.audit is not None and self.audit.protected
 
     @property
     def suppressed(self) -> np.ndarray:
@@ -68,18 +84,33 @@ class SuppressionResult:
         s = self.stats
         totals = self.totals()
         lines = [f"Suppression ({self.method}): status {s.status}, {self.seconds:.2f} s"]
+        if self.reason:
+            lines.append(f"  method chosen by auto: {self.reason}")
+        if s.time_limited:
+            lines.append("  stopped by the time limit: " + (
+                "no protecting pattern was complete yet (nothing suppressed)"
+                if s.status == "no pattern" else "the best protecting pattern found so far"))
+        if s.status == "no pattern":
+            return "\n".join(lines)
         lines += [f"  {k}: {v:.6g}" for k, v in totals.items()]
+        if self.method != "optimal":
+            lines.append("  gap: unknown (the method computes no lower bound; not proven "
+                         "optimal)")
         if self.method == "optimal":
             lines.append(f"  bound {s.bound:.6g}, gap {100 * s.gap:.4g} %, rounds {s.rounds}, "
                          f"cuts {s.cuts} (+{s.seed_rows} seed rows), "
                          f"attacker LPs {s.attacker_solves}")
-        lines.append("  audit: " + ("every primary cell protected" if self.audit.protected
+        lines.append("  audit: " + ("every primary cell protected" if self.protected
                                     else f"{len(self.audit.failures)} primary cells NOT "
                                     "protected"))
         return "\n".join(lines)
 
     def to_frame(self) -> pd.DataFrame:
-        """Suppressed cells with value, status, cost and their audit intervals."""
+        """Suppressed cells with value, status, cost and their audit intervals (empty when
+        there is no pattern)."""
+        if self.audit is None:
+            return pd.DataFrame(columns=["value", "status", "cost", "lower", "upper", "lpl",
+                                         "upl", "protected"])
         frame = self.audit.frame[["value", "status", "lower", "upper", "lpl", "upl",
                                   "protected"]].copy()
         position = self.table.cells.index.get_indexer(frame.index)
@@ -96,6 +127,8 @@ class SuppressionResult:
         return {
             "status": s.status,
             "method": self.method,
+            "method_reason": self.reason,
+            "time_limited": s.time_limited,
             "objective": number(s.objective),
             "bound": number(s.bound),
             "gap": number(s.gap),
@@ -104,7 +137,7 @@ class SuppressionResult:
             "seconds": self.seconds,
             "suppressed": np.flatnonzero(self.suppressed).tolist(),
             "secondary": np.flatnonzero(self.secondary.to_numpy()).tolist(),
-            "audit_protected": self.audit.protected,
+            "audit_protected": self.protected,
             **{k.split(" (")[0].replace(" ", "_"): v for k, v in self.totals().items()},
         }
 
@@ -117,15 +150,22 @@ class SuppressionResult:
         section.add_text(
             "Secondary cells are chosen at least cost so that every primary cell keeps its "
             "protection interval against the interval attack. "
-            + ("The pattern is proven optimal." if s.status == "optimal" else
-               "The pattern is not proven optimal; the gap to the best bound is shown.")
+            + {"optimal": "The pattern is proven optimal.",
+               "no pattern": "The time limit came before any protecting pattern was "
+                             "complete: nothing is suppressed."}.get(
+                s.status, "The pattern is not proven optimal; the gap to the best bound is "
+                          "shown where one is known.")
         )
-        metrics: dict[str, Any] = {"status": s.status, **self.totals()}
+        metrics: dict[str, Any] = {"status": s.status, "time limited": s.time_limited,
+                                   **self.totals()}
+        if self.reason:
+            metrics["method chosen by auto"] = self.reason
         if self.method == "optimal":
             metrics.update({"bound": s.bound, "gap %": 100 * s.gap, "rounds": s.rounds,
                             "cuts": s.cuts})
         metrics.update({"seconds": round(self.seconds, 3),
-                        "audit": "clean" if self.audit.protected else "FAILED"})
+                        "audit": "clean" if self.protected else (
+                            "none (no pattern)" if self.audit is None else "FAILED")})
         section.add_metrics(metrics)
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table),

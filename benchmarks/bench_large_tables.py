@@ -1,0 +1,97 @@
+"""Suppression of large hierarchical tables (10^5-10^6 cells), next to GaussSuppression.
+
+Instances from :mod:`large_instances` (``4d_100k``, ``4d_1m`` are the records of
+``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost =
+value. For each instance and method the table gives the time to build the table, the time of
+the method, the time of the independent audit of its pattern (every hidden cell's interval,
+:func:`tabsdc.audit.audit`), the peak resident memory of the process (``ru_maxrss``: numpy,
+pandas and HiGHS together), the secondary cells and the audit's verdict; GaussSuppression's
+recorded figures on the same records (``../shared/data/scale/README.md``) follow.
+
+Usage::
+
+    python benchmarks/bench_large_tables.py [INSTANCE ...] [--methods=hypercube,heuristic]
+        [--time-limit=SECONDS] [--n-jobs=N]
+
+Each (instance, method) runs in a fresh process, so every peak memory is that run's own.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from large_instances import INSTANCES, build_table, records  # noqa: E402
+
+#: GaussSuppression 1.2.3 on the same records (../shared/data/scale/README.md).
+GAUSS = {
+    "4d_100k": "did not finish in 75 min (a third of its elimination loop), 11.8 GiB peak",
+    "4d_1m": "not run (4d_100k already did not finish)",
+    "5d_130k": "not run",
+}
+
+
+def run_one(name: str, method: str, time_limit: float | None, n_jobs: int) -> dict:
+    """Build, suppress and audit one instance in this process; the figures as a dict."""
+    from tabsdc.suppression import suppress
+
+    start = time.perf_counter()
+    table = build_table(records(name))
+    build = time.perf_counter() - start
+    primaries = int((table.cells["status"] == "u").sum())
+    lines: list[str] = []
+    result = suppress(table, method, time_limit=time_limit, n_jobs=n_jobs,
+                      progress=lambda line: (lines.append(line), print("   ", line,
+                                                                       file=sys.stderr)))
+    audit_seconds = result.audit.intervals.seconds if result.audit is not None else np.nan
+    return {
+        "instance": name, "cells": table.n_cells, "primaries": primaries,
+        "method": result.method, "status": result.status,
+        "build s": round(build, 1),
+        "method s": round(result.seconds - (0 if np.isnan(audit_seconds) else audit_seconds),
+                          1),
+        "audit s": round(audit_seconds, 1),
+        "peak MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "secondaries": int(result.secondary.sum()),
+        "hidden": int(result.suppressed.sum()),
+        "audit": ("clean" if result.protected else
+                  "none" if result.audit is None else "FAILED"),
+    }
+
+
+def main(argv: list[str]) -> None:
+    options = dict(a[2:].split("=", 1) for a in argv if a.startswith("--"))
+    names = [a for a in argv if not a.startswith("--")] or ["4d_100k"]
+    methods = options.get("methods", "hypercube").split(",")
+    if "child" in options:  # one run, figures as JSON on stdout
+        name, method = names[0], methods[0]
+        limit = float(options["time-limit"]) if "time-limit" in options else None
+        print(json.dumps(run_one(name, method, limit, int(options.get("n-jobs", "1")))))
+        return
+    rows = []
+    for name in names:
+        if name not in INSTANCES:
+            raise SystemExit(f"unknown instance {name!r}: {', '.join(INSTANCES)}")
+        for method in methods:
+            child = [sys.executable, __file__, name, f"--methods={method}", "--child=1",
+                     *[f"--{k}={v}" for k, v in options.items() if k in ("time-limit",
+                                                                        "n-jobs")]]
+            out = subprocess.run(child, capture_output=False, stdout=subprocess.PIPE,
+                                 text=True, check=True).stdout
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+    import pandas as pd
+
+    frame = pd.DataFrame(rows)
+    frame["GaussSuppression 1.2.3"] = frame["instance"].map(GAUSS)
+    print(frame.to_markdown(index=False))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

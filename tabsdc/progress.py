@@ -1,0 +1,183 @@
+"""Time limits and progress lines shared by every long computation of the toolkit.
+
+Two small objects:
+
+* :class:`Deadline`: the total seconds a call may take. Every loop asks ``expired`` before a
+  new step, and every solver call gets at most ``remaining()`` seconds (``solver_limit``), so
+  the whole call stops within a few seconds of its limit whatever step it is in.
+* :class:`ProgressReporter`: time-based progress lines for a loop over ``total`` items. A
+  first line comes at once, the first rate after ``first`` seconds (default 2), the next
+  ones at least every ``interval`` seconds (default 10),
+  each with ``done of total``, the rate and an estimate of the time left,
+  ``left = (total - done) / rate``, ``rate = done / elapsed``. Lines go to a ``progress``
+  callable taking one str per line (the toolkit's one progress signature).
+
+Both take a ``clock`` (default :func:`time.perf_counter`) so that tests can drive them with
+a fake clock.
+
+Examples
+--------
+>>> ticks = iter([0.0, 1.0, 4.0, 12.0, 15.0, 30.0])
+>>> lines = []
+>>> reporter = ProgressReporter(lines.append, "routing", 100, unit="requirements",
+...                             clock=lambda: next(ticks))
+>>> for done in (5, 30, 35, 50):
+...     reporter.update(done)
+>>> reporter.finish(100)
+>>> print("\\n".join(lines))
+routing: 0 of 100 requirements
+routing: 30 of 100 requirements (30 %), 7.5/s, about 9 s left
+routing: 50 of 100 requirements (50 %), 3.33/s, about 15 s left
+routing: 100 of 100 requirements done in 30 s
+>>> deadline = Deadline(60.0, clock=iter([0.0, 45.0, 70.0]).__next__)
+>>> deadline.remaining(), deadline.expired
+(15.0, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from time import perf_counter
+
+__all__ = ["Deadline", "ProgressReporter", "Progress", "format_seconds"]
+
+#: The toolkit's progress signature: one line of text per call.
+Progress = Callable[[str], None]
+
+
+class Deadline:
+    """The total time a call may take, counted from construction.
+
+    Parameters
+    ----------
+    seconds : float or None
+        Total seconds; None (or ``inf``) for no limit.
+    clock : callable
+        Seconds since some fixed point (default :func:`time.perf_counter`).
+    """
+
+    def __init__(self, seconds: float | None, *, clock: Callable[[], float] = perf_counter):
+        if seconds is not None and not seconds > 0:
+            from tabsdc.errors import InputError
+
+            raise InputError(f"time_limit must be a positive number of seconds, got {seconds}")
+        self.seconds = math.inf if seconds is None else float(seconds)
+        self._clock = clock
+        self.start = clock()
+        #: Set by the code that stopped early because of this deadline.
+        self.hit = False
+
+    @property
+    def limited(self) -> bool:
+        """True when there is a limit at all."""
+        return math.isfinite(self.seconds)
+
+    def elapsed(self) -> float:
+        """Seconds since construction."""
+        return self._clock() - self.start
+
+    def remaining(self) -> float:
+        """Seconds left (``inf`` without a limit, never below 0)."""
+        return max(self.seconds - self.elapsed(), 0.0)
+
+    @property
+    def expired(self) -> bool:
+        """True once the time is up (within 0.02 s, the solvers' own granularity); records
+        that the deadline was hit."""
+        if self.limited and self.remaining() <= 0.02:
+            self.hit = True
+        return self.hit
+
+    def solver_limit(self, cap: float | None = None) -> float | None:
+        """Seconds a solver call may take now: what is left, at most ``cap`` (None: no limit).
+
+        Never below 0.01 s, so that a solver always gets to return its incumbent.
+        """
+        left = min(self.remaining(), math.inf if cap is None else cap)
+        return None if math.isinf(left) else max(left, 0.01)
+
+    def share(self, fraction: float) -> Deadline:
+        """A deadline for a part of the work: ``fraction`` of what is left (same clock)."""
+        part = Deadline(None, clock=self._clock)
+        part.seconds = self.remaining() * fraction if self.limited else math.inf
+        return part
+
+
+def format_seconds(seconds: float) -> str:
+    """``42 s``, ``3 min 20 s``, ``2 h 5 min`` (rounded)."""
+    if not math.isfinite(seconds):
+        return "unknown"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60} s" if seconds % 60 else f"{seconds // 60} min"
+    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+
+
+class ProgressReporter:
+    """Time-based progress lines for a loop over ``total`` items.
+
+    Parameters
+    ----------
+    progress : callable or None
+        Receives each line (nothing is computed when None, nor when ``total`` is 0).
+    task : str
+        What the loop does (``"routing"``); starts every line.
+    total : int
+        Number of items.
+    unit : str
+        What the items are (``"requirements"``).
+    first : float
+        Seconds before the first line with a rate.
+    interval : float
+        At most this many seconds between two lines while :meth:`update` is called.
+    clock : callable
+        As in :class:`Deadline`.
+    """
+
+    def __init__(self, progress: Progress | None, task: str, total: int, *, unit: str = "",
+                 first: float = 2.0, interval: float = 10.0,
+                 clock: Callable[[], float] = perf_counter):
+        self.progress = progress if total > 0 else None  # nothing to do: nothing to say
+        self.task = task
+        self.total = int(total)
+        self.unit = f" {unit}" if unit else ""
+        self.interval = interval
+        self._clock = clock
+        self.start = clock() if progress is not None else 0.0
+        self._next = self.start + first
+        self._emit(f"{task}: 0 of {self.total:,}{self.unit}")
+
+    def _emit(self, line: str) -> None:
+        if self.progress is not None:
+            self.progress(line)
+
+    def update(self, done: int, note: str = "") -> None:
+        """Report ``done`` items (and ``note``) when ``interval`` seconds have passed since
+        the last line."""
+        if self.progress is None:
+            return
+        now = self._clock()
+        if now < self._next:
+            return
+        self._next = now + self.interval
+        elapsed = now - self.start
+        rate = done / elapsed if elapsed > 0 else math.inf
+        left = (self.total - done) / rate if rate > 0 else math.inf
+        share = 100.0 * done / self.total if self.total else 100.0
+        line = (f"{self.task}: {done:,} of {self.total:,}{self.unit} ({share:.0f} %), "
+                f"{rate:,.3g}/s, about {format_seconds(left)} left")
+        self._emit(line + (f"; {note}" if note else ""))
+
+    def finish(self, done: int | None = None, note: str = "") -> None:
+        """The closing line: how many items in how long (``done`` < total: stopped early,
+        ``note`` says why)."""
+        if self.progress is None:
+            return
+        done = self.total if done is None else done
+        elapsed = self._clock() - self.start
+        stopped = "" if done >= self.total else " (stopped early)"
+        self._emit(f"{self.task}: {done:,} of {self.total:,}{self.unit} done in "
+                   f"{format_seconds(elapsed)}{stopped}" + (f"; {note}" if note else ""))

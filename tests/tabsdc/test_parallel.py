@@ -1,0 +1,98 @@
+"""Parallel and distributed execution: identical answers with one process, a pool and Dask."""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.errors import InputError
+from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
+from tabsdc.suppression import _capacities, suppress
+from tabsdc.suppression.attacker import Attacker, requirements
+from tabsdc.suppression.checks import failing_requirements
+
+
+def square(x: int) -> int:
+    return x * x
+
+
+def die(x: int) -> int:
+    os._exit(3)
+
+
+def small_hierarchical_table(seed: int = 4) -> Table:
+    """A 3-D table (one two-level hierarchy) of a few hundred cells with p% primaries."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    a1 = rng.integers(0, 3, n)
+    a2 = rng.integers(0, 3, n)
+    data = pd.DataFrame({
+        "a1": np.char.add("A", a1.astype(str)),
+        "a2": np.char.add(np.char.add("A", a1.astype(str)), a2.astype(str)),
+        "g": np.char.add("G", rng.integers(0, 4, n).astype(str)),
+        "s": np.char.add("S", rng.integers(0, 3, n).astype(str)),
+        "v": np.round(rng.pareto(1.3, n) * 100 + 1, 2),
+    })
+    hierarchies = {"a2": Hierarchy.from_levels(data[["a1", "a2"]].drop_duplicates())}
+    table = Table.from_microdata(data, ["a2", "g", "s"], "v", hierarchies=hierarchies, top=2)
+    return apply_rules(table, [PPercentRule(15), FrequencyRule(3)]).table
+
+
+def test_results_come_back_in_task_order():
+    tasks = list(range(-5, 6))
+    assert parallel_map(square, tasks) == parallel_map(square, tasks, n_jobs=2) == \
+        [x * x for x in tasks]
+    assert parallel_map(square, []) == []
+
+
+def test_a_dying_worker_raises_a_clear_error():
+    with pytest.raises(ParallelError, match="worker process died .* die"):
+        parallel_map(die, [1, 2], n_jobs=2)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5])
+def test_bad_n_jobs_is_refused(bad):
+    with pytest.raises(InputError, match="n_jobs"):
+        resolve_jobs(bad)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                       dashboard_address=None)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_requirement_checks_are_identical_serial_in_a_pool_and_on_dask(dask_client):
+    table = small_hierarchical_table()
+    cells = table.cells
+    primary = (cells["status"] == "u").to_numpy()
+    reqs = requirements(primary, cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float))
+    assert len(reqs) > 10
+    down, up = _capacities(table, "table", None)
+    attacker = Attacker(table.A, down, up)
+    rng = np.random.default_rng(0)
+    pattern = primary | (rng.random(table.n_cells) < 0.3)
+    serial = failing_requirements(attacker, reqs, pattern)
+    pooled = failing_requirements(attacker, reqs, pattern, n_jobs=2, chunk=7)
+    on_dask = failing_requirements(attacker, reqs, pattern, client=dask_client, chunk=7)
+    assert 0 < len(serial) < len(reqs)  # some requirements hold, some fail
+    assert serial == pooled == on_dask
+    # the primaries alone fail more requirements than the larger pattern
+    assert len(failing_requirements(attacker, reqs, primary)) > len(serial)
+
+
+def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
+    table = small_hierarchical_table()
+    one = suppress(table, "modular", n_jobs=1)
+    two = suppress(table, "modular", n_jobs=2)
+    distributed = suppress(table, "modular", client=dask_client)
+    assert one.protected
+    assert (one.suppressed == two.suppressed).all()
+    assert (one.suppressed == distributed.suppressed).all()

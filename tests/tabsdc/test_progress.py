@@ -1,0 +1,97 @@
+"""The deadline and the progress lines (driven by a fake clock: no wall-clock assertions)."""
+
+import itertools
+
+import pytest
+
+from tabsdc.errors import InputError
+from tabsdc.progress import Deadline, ProgressReporter, format_seconds
+
+
+class FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_deadline_counts_from_its_start_and_records_that_it_was_hit():
+    clock = FakeClock()
+    deadline = Deadline(30.0, clock=clock)
+    clock.now += 10.0
+    assert deadline.remaining() == pytest.approx(20.0)
+    assert not deadline.expired and not deadline.hit
+    assert deadline.solver_limit() == pytest.approx(20.0)
+    assert deadline.solver_limit(cap=5.0) == pytest.approx(5.0)
+    clock.now += 25.0
+    assert deadline.remaining() == 0.0 and deadline.expired and deadline.hit
+    assert deadline.solver_limit() == pytest.approx(0.01)  # a solver still returns its best
+
+
+def test_no_limit_never_expires_and_gives_solvers_no_limit():
+    clock = FakeClock()
+    deadline = Deadline(None, clock=clock)
+    clock.now += 1e9
+    assert not deadline.expired and deadline.solver_limit() is None
+    assert deadline.share(0.5).solver_limit() is None
+
+
+def test_share_is_a_fraction_of_what_is_left():
+    clock = FakeClock()
+    deadline = Deadline(100.0, clock=clock)
+    clock.now += 40.0
+    part = deadline.share(0.5)
+    assert part.remaining() == pytest.approx(30.0)
+    clock.now += 31.0
+    assert part.expired and not deadline.expired
+
+
+@pytest.mark.parametrize("bad", [0, -5.0, float("nan")])
+def test_a_non_positive_limit_is_refused(bad):
+    with pytest.raises(InputError, match="time_limit"):
+        Deadline(bad)
+
+
+def test_lines_come_at_once_then_by_time_with_rate_and_time_left():
+    clock = FakeClock()
+    lines: list[str] = []
+    reporter = ProgressReporter(lines.append, "routing", 1000, unit="requirements",
+                                clock=clock)
+    assert lines == ["routing: 0 of 1,000 requirements"]
+    for step in range(1, 320):  # one item every 0.125 s (exact in binary): 40 s in all
+        clock.now += 0.125
+        reporter.update(step, "5 cells suppressed")
+    # a line after 2 s, then every 10 s: at 2, 12, 22, 32 s
+    assert len(lines) == 5
+    assert lines[1] == ("routing: 16 of 1,000 requirements (2 %), 8/s, about 2 min 3 s "
+                        "left; 5 cells suppressed")
+    assert lines[-1].startswith("routing: 256 of 1,000 requirements (26 %), 8/s, about "
+                                "1 min 33 s left")
+    reporter.finish(320, "time limit reached")
+    assert lines[-1] == ("routing: 320 of 1,000 requirements done in 40 s (stopped early); "
+                         "time limit reached")
+
+
+def test_an_empty_loop_says_nothing():
+    lines: list[str] = []
+    reporter = ProgressReporter(lines.append, "routing", 0)
+    reporter.update(0)
+    reporter.finish()
+    assert lines == []
+
+
+def test_nothing_is_computed_without_a_receiver():
+    ticks = itertools.count()
+    reporter = ProgressReporter(None, "x", 10, clock=lambda: float(next(ticks)))
+    reporter.update(5)
+    reporter.finish()
+    assert next(ticks) == 0  # the clock was never read
+
+
+@pytest.mark.parametrize("seconds, text", [(4.4, "4 s"), (200, "3 min 20 s"), (120, "2 min"),
+                                           (7500, "2 h 5 min"), (float("inf"), "unknown")])
+def test_format_seconds(seconds, text):
+    assert format_seconds(seconds) == text
