@@ -15,7 +15,6 @@ three or more dimensions, where LP vertices can be fractional).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -23,13 +22,11 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from tabsdc.errors import InputError, SolverError
+from tabsdc.progress import Deadline, Progress, ProgressReporter
 from tabsdc.solver import HighsModel, LinearProgram, solve
 from tabsdc.table import DEFAULT_TOLERANCE
 
 __all__ = ["IntervalAttack", "Intervals"]
-
-#: Signature of progress callbacks: (bounds done, bounds in all).
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -38,7 +35,8 @@ class Intervals:
 
     ``status`` holds one word per cell: ``"optimal"`` when both bounds are proven,
     otherwise the worst solver status met (``"feasible"`` for a time-limited MILP bound,
-    whose value is then the best bound found, i.e. the interval is an outer estimate).
+    whose value is then the best bound found, i.e. the interval is an outer estimate), or
+    ``"not computed"`` (NaN bounds) when the call's time limit ran out first.
     """
 
     lower: np.ndarray
@@ -47,6 +45,11 @@ class Intervals:
     n_components: int
     n_solves: int
     seconds: float
+
+    @property
+    def complete(self) -> bool:
+        """Every bound was computed (no time limit cut the attack short)."""
+        return not bool(np.any(self.status == "not computed"))
 
 
 class IntervalAttack:
@@ -69,7 +72,8 @@ class IntervalAttack:
     solver : str
         ``"highs"`` (kept models, warm starts) or a PuLP solver name (a fresh solve per bound).
     time_limit : float, optional
-        Per bound (MILP) time limit in seconds.
+        Seconds for every bound together (the call's total); bounds not reached are left
+        uncomputed (see :class:`Intervals`).
     """
 
     def __init__(
@@ -116,27 +120,36 @@ class IntervalAttack:
         self.n_components, self.component = connected_components(adjacency, directed=False)
 
     def intervals(self, progress: Progress | None = None) -> Intervals:
-        """Min and max of every hidden cell over the attacker's polytope."""
+        """Min and max of every hidden cell over the attacker's polytope.
+
+        ``progress`` receives time-based lines (:class:`tabsdc.progress.ProgressReporter`):
+        bounds done, rate, time left. Within ``time_limit`` seconds in all.
+        """
         from time import perf_counter
 
         start = perf_counter()
+        deadline = Deadline(self.time_limit)
         k = len(self.hidden_cells)
         lower, upper = np.full(k, np.nan), np.full(k, np.nan)
-        status = np.full(k, "optimal", dtype=object)
+        status = np.full(k, "not computed", dtype=object)
         order = np.argsort(self.component, kind="stable")
         bounds = np.searchsorted(self.component[order], np.arange(self.n_components + 1))
+        reporter = ProgressReporter(progress, "audit", 2 * k, unit="bounds")
         done = solves = 0
         for comp in range(self.n_components):
+            if deadline.expired:
+                break
             members = order[bounds[comp]:bounds[comp + 1]]
-            lo, hi, st, count = self._component(members, done, 2 * k, progress)
+            lo, hi, st, count = self._component(members, done, reporter, deadline)
             lower[members], upper[members], status[members] = lo, hi, st
             solves += count
             done += 2 * len(members)
+        reporter.finish(done)
         return Intervals(lower, upper, status, self.n_components, solves,
                          perf_counter() - start)
 
     def _component(
-        self, members: np.ndarray, done: int, total: int, progress: Progress | None
+        self, members: np.ndarray, done: int, reporter: ProgressReporter, deadline: Deadline
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         sub = self.A_hidden[:, members]
         rows = np.flatnonzero(np.diff(sub.tocsr().indptr) > 0)
@@ -151,13 +164,13 @@ class IntervalAttack:
             integrality=np.full(n, self.integer) if self.integer else None,
         )
         def report(done_here: int, _: int) -> None:
-            if progress is not None:
-                progress(done + done_here, total)
+            reporter.update(done + done_here)
 
         if self.solver == "highs":
-            model = HighsModel(problem, time_limit=self.time_limit)
+            model = HighsModel(problem, time_limit=deadline.solver_limit())
             try:
-                lower, upper, status = model.column_extremes(progress=report)
+                lower, upper, status = model.column_extremes(
+                    progress=report, stop=lambda: deadline.expired)
             except SolverError as error:
                 raise InputError(
                     "the published table is inconsistent with its a-priori bounds: no hidden "
@@ -165,24 +178,26 @@ class IntervalAttack:
                     f"({error})"
                 ) from None
             return lower, upper, status, 2 * n
-        lower, upper = np.empty(n), np.empty(n)
-        status = np.full(n, "optimal", dtype=object)
+        lower, upper = np.full(n, np.nan), np.full(n, np.nan)
+        status = np.full(n, "not computed", dtype=object)
         for j in range(n):
+            if deadline.expired:
+                break
             cost = np.zeros(n)
             cost[j] = 1.0
-            lower[j], st_lo = _bound(problem, cost, "min", self)
-            upper[j], st_hi = _bound(problem, cost, "max", self)
+            lower[j], st_lo = _bound(problem, cost, "min", self.solver, deadline)
+            upper[j], st_hi = _bound(problem, cost, "max", self.solver, deadline)
             status[j] = st_lo if st_lo != "optimal" else st_hi
-            report(2 * (j + 1), total)
+            report(2 * (j + 1), 0)
         return lower, upper, status, 2 * n
 
 
 def _bound(
-    problem: LinearProgram, cost: np.ndarray, sense: str, attack: IntervalAttack
+    problem: LinearProgram, cost: np.ndarray, sense: str, solver: str, deadline: Deadline
 ) -> tuple[float, str]:
     """One bound through a PuLP solver (a fresh solve)."""
-    result = solve(replace(problem, c=cost, sense=sense), attack.solver,
-                   time_limit=attack.time_limit)
+    result = solve(replace(problem, c=cost, sense=sense), solver,
+                   time_limit=deadline.solver_limit())
     if result.status == "unbounded":
         return (np.inf if sense == "max" else -np.inf), "optimal"
     if result.status == "optimal":

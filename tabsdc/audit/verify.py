@@ -9,7 +9,6 @@ whose interval is a single point is exactly disclosed.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,6 +18,7 @@ import pandas as pd
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.errors import InputError
+from tabsdc.progress import Progress
 from tabsdc.table import HIDDEN_STATUSES
 from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import in_working_units, validate_table
@@ -33,12 +33,9 @@ __all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress", "prior_b
 
 
 
-def print_progress(done: int, total: int) -> None:
-    """A progress callback printing ``bounds done/total`` to stderr every 5 %."""
-    step = max(1, total // 20)
-    if done % step == 0 or done == total:
-        print(f"\r  bounds {done}/{total}", end="\n" if done == total else "",
-              file=sys.stderr, flush=True)
+def print_progress(line: str) -> None:
+    """A progress callable printing each line to standard error (the CLI's)."""
+    print(f"  {line}", file=sys.stderr, flush=True)
 
 
 @accepts_table_set
@@ -53,7 +50,7 @@ def audit(
     solver: str = "highs",
     time_limit: float | None = None,
     tol: float = 1e-6,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> AuditResult:
     """Run the interval attack on a table and check every sensitive cell's protection.
 
@@ -77,8 +74,9 @@ def audit(
         The intervals are to be published: also run the p/q-interval attack
         (:func:`tabsdc.audit.pq_interval_attack`) on them.
     solver, time_limit
-        Solver name (``"highs"`` keeps one model per block of hidden cells) and time limit
-        per bound in seconds.
+        Solver name (``"highs"`` keeps one model per block of hidden cells) and the seconds
+        the whole audit may take; bounds it does not reach stay uncomputed, their cells count
+        as not protected and the status says ``"time-limited"``.
     tol : float
         Relative tolerance of the verdicts: a requirement is met when it is missed by at most
         ``tol * max(s, |a_i|)``, ``s`` the table's working unit
@@ -86,7 +84,8 @@ def audit(
         The intervals are computed in that unit, so tables of 1e-9 and of 1e12 are judged
         alike.
     progress : callable, optional
-        Called as ``progress(done, total)`` after each bound (see :func:`print_progress`).
+        Receives progress lines (bounds done, rate, time left; within seconds, then at least
+        every 10 s), e.g. :func:`print_progress`.
 
     Returns
     -------
@@ -195,8 +194,17 @@ class AuditResult:
         return self.protected
 
     @property
+    def complete(self) -> bool:
+        """Every bound was computed (no time limit cut the audit short)."""
+        return self.intervals.complete and (self.integer_intervals is None
+                                            or self.integer_intervals.complete)
+
+    @property
     def status(self) -> str:
-        """``"protected"`` or ``"not protected"``."""
+        """``"protected"``, ``"not protected"`` or ``"time-limited"`` (some bounds were not
+        computed in time: those cells count as not protected)."""
+        if not self.complete:
+            return "time-limited"
         return "protected" if self.protected else "not protected"
 
     @property
@@ -229,6 +237,10 @@ class AuditResult:
                          f"{int(f['integer_tighter'].sum())} cells")
         if self.pq_attack is not None:
             lines.append("  " + self.pq_attack.headline())
+        if not self.complete:
+            missing = int((self.intervals.status == "not computed").sum())
+            lines.append(f"  time limit reached: {missing} hidden cells not attacked (counted "
+                         "as not protected)")
         lines.append("  verdict: " + ("PROTECTED" if self.protected else "NOT PROTECTED"))
         return "\n".join(lines)
 

@@ -465,6 +465,7 @@ class HighsModel:
         self,
         columns: np.ndarray | None = None,
         progress: Callable[[int, int], None] | None = None,
+        stop: Callable[[], bool] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Minimum and maximum of each given column over the model's feasible set.
 
@@ -480,15 +481,20 @@ class HighsModel:
             Columns to bound (default all).
         progress : callable, optional
             Called as ``progress(bounds done, bounds in all)`` after each bound.
+        stop : callable, optional
+            Asked before each column; when it returns True the remaining columns are left
+            uncomputed (a caller's time limit).
 
         Returns
         -------
         lower, upper : ndarray
             ``-inf``/``+inf`` where the column is unbounded in that direction. For a MIP
-            stopped by its time limit, the proven dual bound (an outer end of the interval).
+            stopped by its time limit, the proven dual bound (an outer end of the interval);
+            NaN for columns left uncomputed.
         status : ndarray of str
-            ``"optimal"`` where both ends are proven, else ``"feasible"`` (a time-limited
-            MIP bound: the interval is valid but may be wider than the exact one).
+            ``"optimal"`` where both ends are proven, ``"feasible"`` for a time-limited MIP
+            bound (the interval is valid but may be wider than the exact one),
+            ``"not computed"`` for columns left when ``stop`` said so.
 
         Raises
         ------
@@ -505,11 +511,14 @@ class HighsModel:
         if feasibility == highspy.HighsStatus.kError or highs.getModelStatus() in _PROVEN:
             state = highs.modelStatusToString(highs.getModelStatus())
             raise SolverError(f"no point satisfies the model ({state})")
-        lower, upper = np.empty(len(columns)), np.empty(len(columns))
+        lower, upper = np.full(len(columns), np.nan), np.full(len(columns), np.nan)
         status = np.full(len(columns), "optimal", dtype=object)
         previous = None
         try:
             for k, j in enumerate(columns):
+                if stop is not None and stop():
+                    status[k:] = "not computed"
+                    break
                 if previous is not None:
                     highs.changeColCost(int(previous), 0.0)
                 highs.changeColCost(int(j), 1.0)

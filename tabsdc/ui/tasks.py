@@ -36,11 +36,7 @@ def release_attack(table: Table, q: float, progress: Callable[[str], None] | Non
     >>> result.prior, result.pq_attack is not None
     ('every value known within q = 50 %', True)
     """
-    def bounds(done: int, total: int) -> None:
-        if progress is not None and (done % max(1, total // 20) == 0 or done == total):
-            progress(f"bounds {done}/{total}")
-
-    return audit(table, prior="pq", q=q, release_intervals=True, progress=bounds)
+    return audit(table, prior="pq", q=q, release_intervals=True, progress=progress)
 
 
 #: What the page may start, by name.
