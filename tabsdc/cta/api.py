@@ -29,6 +29,7 @@ from tabsdc.cta.l2 import l2_method
 from tabsdc.cta.milp import milp_method
 from tabsdc.cta.problem import CTAProblem, build_problem, fixed_cells
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
+from tabsdc.cta.scaling import Scaling
 from tabsdc.cta.solution import CTASolution
 from tabsdc.errors import InputError
 from tabsdc.table import Table
@@ -70,15 +71,21 @@ def _problem(table: Table, weights: object, wanted: Sequence[str], groups: Group
 
 def _solve(problem: CTAProblem, method: str, *, directions: object, time_limit: float | None,
            mip_gap: float | None, seed: object) -> CTASolution:
+    """Run one engine on ``problem`` in the units of :class:`~tabsdc.cta.scaling.Scaling`
+    and bring its solution back, re-certified in the original units."""
     if problem.s == 0:
         return CTASolution(y=np.zeros(problem.n), up=np.zeros(0, dtype=bool), objective=0.0,
                            bound=0.0, status="optimal", gap=0.0,
                            message="no sensitive cell: nothing to adjust")
+    scaling = Scaling.of(problem)
+    scaled = scaling.apply(problem)
     if method == "milp":
-        return milp_method(problem, time_limit=time_limit, mip_gap=mip_gap)
-    if method == "heuristic":
-        return heuristic(problem, time_limit=time_limit, seed=seed)
-    return l2_method(problem, directions=directions, time_limit=time_limit, seed=seed)
+        solution = milp_method(scaled, time_limit=time_limit, mip_gap=mip_gap)
+    elif method == "heuristic":
+        solution = heuristic(scaled, time_limit=time_limit, seed=seed)
+    else:
+        solution = l2_method(scaled, directions=directions, time_limit=time_limit, seed=seed)
+    return scaling.restore(solution, problem, "l2" if method == "l2" else "l1")
 
 
 def _forced(problem: CTAProblem) -> dict[str, Any]:
@@ -135,7 +142,8 @@ def adjust(
         tables of a million cells.
     weights : {"unit", "inverse", "jj"} or array-like
         Cost per unit of change of each cell (:func:`tabsdc.cta.problem.cell_weights`);
-        ``"inverse"`` (``1 / max(|a|, 1)``, relative change) is the usual choice. Not used
+        ``"inverse"`` (``1 / |a|``, relative change; zero cells weigh as the smallest
+        non-zero one) is the usual choice. Not used
         by ``"mdi"``.
     preserve : str or sequence, optional
         Statistics to keep for each group: ``"mean"``, ``"variance"``, ``"correlation"``

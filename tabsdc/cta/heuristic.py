@@ -23,9 +23,12 @@ re-solves faster from the previous basis. The heuristic:
 4. **MILP with the incumbent as start** (only with a time limit, for the time left, and for
    models up to :data:`MILP_PHASE_MAX_CELLS` cells): HiGHS's branch and cut tightens the
    lower bound and may find a better incumbent, whose directions are then re-solved as in 2.
-5. **Certified gap**: the best of the relaxation's bound, the MILP's dual bound and the
-   Lagrangian bound from the final LP's duals (:mod:`tabsdc.cta.bounds`). The status is
-   ``"optimal"`` only when that bound proves it.
+5. **Certified gap**: the best of the MILP's dual bound and the Lagrangian bounds
+   (:mod:`tabsdc.cta.bounds`) at the duals of the relaxation and of the final LP. The
+   relaxation's bound is taken as the Lagrangian at its duals, not as the objective HiGHS
+   reports: weak duality makes it valid for any multipliers, whatever the solver's
+   tolerances, and with the relaxation's optimal duals it is at least the relaxation's
+   optimum. The status is ``"optimal"`` only when that bound proves it.
 
 References
 ----------
@@ -72,15 +75,16 @@ def _rule_directions(problem: CTAProblem, rng: np.random.Generator) -> np.ndarra
 
 
 def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
-             share: float) -> tuple[L1Model, np.ndarray, float | None, dict]:
-    """Steps 1-2: relaxation, rounding, first fixed-direction LP."""
+             share: float) -> tuple[L1Model, np.ndarray, np.ndarray | None, dict]:
+    """Step 1: relaxation and rounding. Returns the model, the directions, the relaxation's
+    row duals (None when it did not finish) and the figures so far."""
     model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
     relaxation = model.relax()
     info: dict = {"relaxation_status": relaxation.status,
                   "relaxation_seconds": round(relaxation.time, 3)}
     if relaxation.status == "infeasible":
         raise infeasible("the LP relaxation is infeasible")
-    lp_bound = relaxation.objective if relaxation.optimal else None
+    duals = model.duals(relaxation) if relaxation.optimal else None
     if relaxation.optimal:
         n = problem.n
         up = directions_from_relaxation(problem, relaxation.x[:n], relaxation.x[n:], rng)
@@ -88,8 +92,8 @@ def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
     else:
         up = _rule_directions(problem, rng)
         info["initial_directions"] = "cheaper own move (relaxation stopped by the time limit)"
-    info["lp_relaxation_bound"] = lp_bound
-    return model, up, lp_bound, info
+    info["lp_relaxation_objective"] = relaxation.objective if relaxation.optimal else None
+    return model, up, duals, info
 
 
 def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.ndarray | None:
@@ -214,7 +218,7 @@ def heuristic(
     rng = np.random.default_rng(seed)
     with_milp = (milp_phase and time_limit is not None and problem.n <= MILP_PHASE_MAX_CELLS)
     share = SEARCH_SHARE if with_milp else 1.0
-    model, up, lp_bound, info = _initial(problem, clock, rng, share)
+    model, up, relaxation_duals, info = _initial(problem, clock, rng, share)
     search = _first_solution(problem, model, up, clock, info)
     info["initial_objective"] = search.objective
     improve(search, blocks(problem, rng), clock, share, max_passes)
@@ -237,10 +241,10 @@ def heuristic(
                 search.y, search.duals = model.adjustment(result), model.duals(result)
     y = polish(problem, search.y, search.up)
     objective = problem.objective(y)
-    lagrangian = (None if search.duals is None
-                  else lagrangian_bound(problem, search.duals, "l1", objective))
-    info["lagrangian_bound"] = lagrangian
-    info["cuts"] = model.cuts
+    lp_bound, lagrangian = (None if duals is None
+                            else lagrangian_bound(problem, duals, "l1", objective)
+                            for duals in (relaxation_duals, search.duals))
+    info.update(lp_relaxation_bound=lp_bound, lagrangian_bound=lagrangian, cuts=model.cuts)
     bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian])
     message = (f"heuristic: {info['initial_directions']}, {search.accepted} of {search.trials} "
                f"block flips kept in {search.passes} pass(es)"
