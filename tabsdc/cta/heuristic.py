@@ -40,6 +40,8 @@ multivariate tabular data", *PSD 2004*, LNCS 3050, 87-98.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tabsdc.cta.bounds import lagrangian_bound
@@ -51,7 +53,7 @@ from tabsdc.cta.search import Clock, Search, blocks, improve
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import SolverError
 
-__all__ = ["heuristic", "MILP_PHASE_MAX_CELLS"]
+__all__ = ["heuristic", "fixed_directions", "MILP_PHASE_MAX_CELLS"]
 
 #: Largest problem (cells, all tables together) for which the MILP phase is run: above it,
 #: HiGHS's presolve and root LP alone would take the whole budget.
@@ -251,3 +253,37 @@ def heuristic(
                + ("" if milp_bound is None else ", MILP phase for the bound"))
     return CTASolution(y=y, up=search.up, objective=objective, bound=bound, status=status,
                        gap=gap, message=message, details=info)
+
+
+def fixed_directions(
+    problem: CTAProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | np.random.Generator | None = None,
+) -> CTASolution:
+    """CTA with fixed directions: one LP (the ``method="fixed-directions"`` of
+    :func:`tabsdc.cta.adjust`).
+
+    Steps 1, 2 and 5 of the module docstring: the protection directions are read from the LP
+    relaxation (or, if it does not finish in its share of ``time_limit``, each cell's cheaper
+    own move), and the LP for those directions is solved once; directions that admit no
+    adjustment are repaired as in step 2. No flips, no MILP: an answer in the time of two
+    LPs, with the certified gap of the Lagrangian bounds. This is the fast CTA of Castro's
+    work, where the directions are given and only the LP (or QP) is solved.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> from tabsdc.cta.problem import build_problem
+    >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
+    ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
+    >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
+    ...                             seed=0)
+    >>> solution.objective, solution.bound, solution.status
+    (4.0, 2.0, 'feasible')
+    """
+    solution = heuristic(problem, time_limit=time_limit, seed=seed, max_passes=0,
+                         milp_phase=False)
+    message = f"fixed directions: {solution.details['initial_directions']}, one LP"
+    return replace(solution, message=message)

@@ -396,10 +396,15 @@ def build_problem(
     stuck = np.flatnonzero(~can_up & ~can_down)
     if stuck.size:
         k = stuck[0]
+        room_up, room_down = up[sensitive[k]], down[sensitive[k]]
+        closest = (f"upl to {room_up:g}" if upl[k] - room_up <= lpl[k] - room_down
+                   else f"lpl to {room_down:g}")
         raise InputError(
             f"{table.cell_labels(sensitive[stuck[:1]])[0]} (value {a[sensitive[k]]:g}) cannot "
             f"be protected: a - lpl = {a[sensitive[k]] - lpl[k]:g} is below its lower bound and "
-            f"a + upl = {a[sensitive[k]] + upl[k]:g} above its upper bound or capacity"
+            f"a + upl = {a[sensitive[k]] + upl[k]:g} above its upper bound or capacity; the "
+            f"closest protectable levels: lower {closest} (the room the cell has that way)"
+            + ("" if stuck.size == 1 else f"; {stuck.size} sensitive cells are in this case")
         )
     return CTAProblem(values=a, weights=w, A=table.A, down=down, up=up, sensitive=sensitive,
                       lpl=lpl, upl=upl, can_up=can_up, can_down=can_down,

@@ -111,10 +111,12 @@ def sensitive_tables(draw, max_sensitive: int = 3):
 # -- an independent solver: every direction enumerated, each an LP ------------------------------
 
 
-def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = None
+def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = None,
+                 candidates: list[tuple[bool, ...]] | None = None
                  ) -> tuple[float, tuple[bool, ...]]:
-    """min over all directions of the L1 LP in ``(p, q)``, built here from the table alone
-    (default bounds: 0 <= a + y; sensitive moves at most the sum of all levels)."""
+    """min over all directions (or over ``candidates``) of the L1 LP in ``(p, q)``, built
+    here from the table alone (default bounds: 0 <= a + y; sensitive moves at most the sum
+    of all levels)."""
     a = table.values
     n = table.n_cells
     cells = table.cells
@@ -126,7 +128,9 @@ def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = N
     keep = (status == "z") | (np.zeros(n, bool) if fixed is None else fixed)
     A = table.A.toarray()
     best = (np.inf, ())
-    for directions in itertools.product([True, False], repeat=len(sensitive)):
+    if candidates is None:
+        candidates = itertools.product([True, False], repeat=len(sensitive))
+    for directions in candidates:
         p_bounds = [(0.0, 0.0 if keep[j] else None) for j in range(n)]
         q_bounds = [(0.0, 0.0 if keep[j] else a[j]) for j in range(n)]
         for k, (i, up) in enumerate(zip(sensitive, directions, strict=True)):
@@ -160,6 +164,24 @@ def test_slide_27_solution_verifies_and_milp_beats_it():
     assert result.objective < slide_l1
     assert result.objective == pytest.approx(enumerate_l1(table, np.ones(table.n_cells))[0],
                                              abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weights", ["unit", "inverse"])
+def test_fixed_directions_is_the_lp_of_its_directions_with_a_valid_bound(seed, weights):
+    rng = np.random.default_rng(seed)
+    table = grid(rng.integers(1, 30, (3, 4)).astype(float))
+    interior = np.flatnonzero(~table.total_cells)
+    table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
+    w = np.ones(table.n_cells) if weights == "unit" else 1 / table.values
+    best, _ = enumerate_l1(table, w)
+    result = adjust(table, "fixed-directions", weights, seed=0)
+    assert result.verification.passed
+    own, _ = enumerate_l1(table, w, candidates=[tuple(result.up)])
+    assert result.objective == pytest.approx(own, rel=1e-7)
+    assert result.objective >= best * (1 - 1e-9)
+    assert result.bound is not None and result.bound <= best * (1 + 1e-9)
+    assert result.details["trials"] == 0 and "milp_bound" not in result.details
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -222,7 +244,10 @@ def test_weights_jj_user_and_errors():
         adjust(table, "milp", fixed=np.arange(table.n_cells) == 4)
     stuck = table.with_columns(lpl=np.where(np.arange(9) == 4, 50.0, 0.0),
                                ub=table.values)
-    with pytest.raises(InputError, match="cannot be protected"):
+    upl = stuck.cells["upl"].to_numpy()[4]
+    closest = "upl to 0" if upl <= 50.0 - table.values[4] else f"lpl to {table.values[4]:g}"
+    with pytest.raises(InputError, match=f"cannot be protected.*closest protectable levels: "
+                                         f"lower {closest} "):
         adjust(stuck, "milp")
 
 
