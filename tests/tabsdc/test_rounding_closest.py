@@ -9,7 +9,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 import tabsdc.rounding.closest as closest_module
 import tabsdc.rounding.controlled as controlled_module
-from tabsdc.rounding import controlled_rounding
+from tabsdc.rounding import controlled_rounding, round_table
 from tabsdc.rounding.closest import closest_additive_rounding
 from tabsdc.rounding.rules import decompose
 from tabsdc.solver import SolveResult
@@ -60,6 +60,8 @@ def test_parity_cube_certificates():
     assert int(outcome.steps.sum()) == 1
     assert outcome.solve.objective == pytest.approx(np.abs(outcome.rounded - table.values).sum())
     assert outcome.solve.gap == pytest.approx(0.0)
+    result = round_table(table, 2, "controlled", audit=False)
+    assert result.steps_bound == 1 and result.to_dict()["steps_bound"] == 1
 
 
 def test_time_limit_covers_the_whole_call(monkeypatch):
