@@ -11,8 +11,9 @@ re-solves faster from the previous basis. The heuristic:
 2. **LP for fixed directions**, warm-started from the relaxation's basis: the incumbent.
    Rounding can pick directions that admit no adjustment (a sensitive total equal to its
    only sensitive part, rounded the other way; preserved statistics); they are then
-   repaired by LP diving (:func:`_dive`: fix what the relaxation decides, round a few
-   cells, re-solve) and, failing that, by the MILP for the time left.
+   repaired by moving every sensitive cell up (one LP), by LP diving (:func:`_dive`: fix
+   what the relaxation decides, round a few cells, re-solve) and, failing that, by the
+   MILP for the time left.
 3. **Block coordinate descent on the directions** (in the spirit of González and Castro
    2011): the direction variables are split into blocks - each sensitive cell alone, and the
    sensitive cells of each relation together - visited in random order (``seed``). A block's
@@ -153,11 +154,16 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
 
 def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: Clock,
                     info: dict) -> Search:
-    """Step 2, with two repairs when the rounded directions admit no adjustment (e.g. a
-    sensitive total equal to its only sensitive part, rounded the other way): LP diving,
-    then the MILP for the time left."""
-    for attempt in ("rounding", "diving", "MILP"):
-        if attempt == "diving":
+    """Step 2, with three repairs when the rounded directions admit no adjustment (e.g. a
+    sensitive total equal to its only sensitive part, rounded the other way): every cell
+    upward (where it can be: a relation ``total = sum of parts`` whose cells all move up
+    only needs room above its total, so this is feasible whenever the totals have that
+    room; Castro's CTA instances are built that way), LP diving, then the MILP for the
+    time left."""
+    for attempt in ("rounding", "every cell upward", "diving", "MILP"):
+        if attempt == "every cell upward":
+            up = problem.can_up.copy()
+        elif attempt == "diving":
             up = _dive(problem, model, clock, info)
         elif attempt == "MILP":
             milp, up, _ = solve_milp(problem, time_limit=clock.budget())
