@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -74,38 +75,43 @@ def grids(sizes: list[int], methods: list[str]) -> None:
                       "(same time limit)")
 
 
-def castro(limit: float, methods: list[str], names: list[str] | None = None) -> None:
-    """Every Castro instance with each method: a verified adjustment, its bound and gap."""
+def castro_table(title: str, names: list[str], runs: dict[str, Callable]) -> None:
+    """Each of ``runs`` (``{method: run(table) -> figures}``) on every Castro instance (or
+    those in ``names``): one line per run as it ends, then the whole table. A run that
+    raises the toolkit's ``InputError`` or ``SolverError`` is listed with the error."""
     records = []
-    paths = sorted(CASTRO.glob("*.jj"))
-    if names:
-        paths = [p for p in paths if p.stem in names]
-    for path in paths:
+    for path in sorted(CASTRO.glob("*.jj")):
+        if names and path.stem not in names:
+            continue
         table = Table.from_jj(path)
-        cells = table.n_cells
-        sensitive = int((table.cells["status"] == "u").sum())
-        for method in methods:
-            record = {"instance": path.stem, "cells": cells, "sensitive": sensitive,
-                      "method": method}
+        for method, run in runs.items():
+            record = {"instance": path.stem, "cells": table.n_cells,
+                      "sensitive": int((table.cells["status"] == "u").sum()), "method": method}
             start = time.perf_counter()
             try:
-                r = adjust(table, method, "inverse", time_limit=limit, seed=0)
+                figures = run(table)
             except (InputError, SolverError) as error:
-                record.update(seconds=round(time.perf_counter() - start, 1),
-                              status=type(error).__name__, verification=str(error)[:90])
-                records.append(record)
-                print(f"{path.stem} {method}: {error}", flush=True)
-                continue
-            record.update(
-                seconds=round(time.perf_counter() - start, 1), status=r.status,
-                objective=round(r.objective, 4),
-                bound=None if r.bound is None else round(r.bound, 4),
-                gap=None if r.gap is None else f"{100 * r.gap:.2f} %",
-                verification="passed" if r.verification.passed else "FAILED")
+                figures = {"status": type(error).__name__, "verification": str(error)[:90]}
+            record.update(seconds=round(time.perf_counter() - start, 1), **figures)
             records.append(record)
             print(" ".join(f"{k}={v}" for k, v in record.items()), flush=True)
-    print(f"\n(ii) Castro instances: L1 CTA, weights 1/value, time limit {limit:g} s each\n"
-          + pd.DataFrame(records).to_string(index=False))
+    print(f"\n{title}\n" + pd.DataFrame(records).to_string(index=False))
+
+
+def adjustment_figures(result) -> dict:
+    """Status, objective, certified bound and gap, verification of an AdjustmentResult."""
+    return {"status": result.status, "objective": round(result.objective, 4),
+            "bound": None if result.bound is None else round(result.bound, 4),
+            "gap": None if result.gap is None else f"{100 * result.gap:.2f} %",
+            "verification": "passed" if result.verification.passed else "FAILED"}
+
+
+def castro(limit: float, methods: list[str], names: list[str]) -> None:
+    """Every Castro instance with each method: a verified adjustment, its bound and gap."""
+    runs = {method: lambda table, method=method: adjustment_figures(
+        adjust(table, method, "inverse", time_limit=limit, seed=0)) for method in methods}
+    castro_table(f"(ii) Castro instances: L1 CTA, weights 1/value, time limit {limit:g} s "
+                 "each", names, runs)
 
 
 def mdi_vs_l1(limit: float) -> None:

@@ -30,21 +30,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
+from bench_cta import castro_table  # noqa: E402
 from harness import measure, print_table  # noqa: E402
 
 from tabsdc import Table  # noqa: E402
 from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
-from tabsdc.errors import InputError, SolverError  # noqa: E402
 from tabsdc.rounding import controlled_rounding, unbiased_controlled_rounding  # noqa: E402
-
-CASTRO = Path(__file__).resolve().parents[2] / "shared" / "data" / "jj" / "castro"
 
 
 def grid_table(size: int, seed: int = 7) -> Table:
@@ -108,36 +105,20 @@ def survey_tables() -> dict[str, tuple[Table, int]]:
 def castro(base: int, limit: float, names: list[str]) -> None:
     """Controlled rounding of every Castro instance: exact when one exists, else the closest
     additive alternative, within ``limit`` seconds for the whole call."""
-    records = []
-    paths = sorted(CASTRO.glob("*.jj"))
-    if names:
-        paths = [p for p in paths if p.stem in names]
-    for path in paths:
-        table = Table.from_jj(path)
-        record = {"instance": path.stem, "cells": table.n_cells,
-                  "sensitive": int((table.cells["status"] == "u").sum())}
-        start = time.perf_counter()
-        try:
-            outcome = controlled_rounding(table, base, time_limit=limit)
-        except (InputError, SolverError) as error:
-            record.update(seconds=round(time.perf_counter() - start, 1),
-                          status=type(error).__name__, verification=str(error)[:90])
-            records.append(record)
-            print(f"{path.stem}: {error}", flush=True)
-            continue
+    def rounding(table: Table) -> dict:
+        outcome = controlled_rounding(table, base, time_limit=limit)
         result = outcome.solve
-        record.update(
-            method=outcome.engine, seconds=round(time.perf_counter() - start, 1),
-            status=outcome.status, extra_steps=int(outcome.steps.sum()),
-            steps_bound=outcome.steps_bound, objective=round(result.objective, 2),
-            bound=None if result.bound is None else round(result.bound, 2),
-            gap=None if result.gap is None else f"{100 * result.gap:.2f} %",
-            verification=check(table, outcome, base, allowed=outcome.steps))
-        records.append(record)
-        print(" ".join(f"{k}={v}" for k, v in record.items()), flush=True)
-    print(f"\n(iii) Castro instances: controlled rounding to base {base}, time limit {limit:g} s "
-          f"per instance (objective: total |deviation|, or extra steps when the deviation "
-          f"phase found nothing)\n" + pd.DataFrame(records).to_string(index=False))
+        return {"method": outcome.engine, "status": outcome.status,
+                "extra_steps": int(outcome.steps.sum()), "steps_bound": outcome.steps_bound,
+                "objective": round(result.objective, 2),
+                "bound": None if result.bound is None else round(result.bound, 2),
+                "gap": None if result.gap is None else f"{100 * result.gap:.2f} %",
+                "verification": check(table, outcome, base, allowed=outcome.steps)}
+
+    castro_table(f"(iii) Castro instances: controlled rounding to base {base}, time limit "
+                 f"{limit:g} s per instance (objective: total |deviation|, or extra steps "
+                 f"when the deviation phase found nothing)", names,
+                 {"controlled": rounding})
 
 
 def main() -> None:

@@ -152,6 +152,16 @@ def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = N
 # -- L1 CTA ------------------------------------------------------------------------------------
 
 
+def random_marked_grid(seed: int, weights: str) -> tuple[Table, np.ndarray]:
+    """A 3 x 4 grid of values 1..29 with 4 sensitive interior cells (levels 40 %) and its
+    weights (values >= 1: inverse weights are ``1 / value``)."""
+    rng = np.random.default_rng(seed)
+    table = grid(rng.integers(1, 30, (3, 4)).astype(float))
+    interior = np.flatnonzero(~table.total_cells)
+    table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
+    return table, np.ones(table.n_cells) if weights == "unit" else 1 / table.values
+
+
 def test_slide_27_solution_verifies_and_milp_beats_it():
     table, published = slide_table()
     check = verify_adjustment(table, published)
@@ -169,11 +179,7 @@ def test_slide_27_solution_verifies_and_milp_beats_it():
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("weights", ["unit", "inverse"])
 def test_fixed_directions_is_the_lp_of_its_directions_with_a_valid_bound(seed, weights):
-    rng = np.random.default_rng(seed)
-    table = grid(rng.integers(1, 30, (3, 4)).astype(float))
-    interior = np.flatnonzero(~table.total_cells)
-    table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
-    w = np.ones(table.n_cells) if weights == "unit" else 1 / table.values
+    table, w = random_marked_grid(seed, weights)
     best, _ = enumerate_l1(table, w)
     result = adjust(table, "fixed-directions", weights, seed=0)
     assert result.verification.passed
@@ -187,11 +193,7 @@ def test_fixed_directions_is_the_lp_of_its_directions_with_a_valid_bound(seed, w
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("weights", ["unit", "inverse"])
 def test_milp_equals_enumeration_of_directions(seed, weights):
-    rng = np.random.default_rng(seed)
-    table = grid(rng.integers(1, 30, (3, 4)).astype(float))
-    interior = np.flatnonzero(~table.total_cells)
-    table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
-    w = np.ones(table.n_cells) if weights == "unit" else 1 / np.maximum(table.values, 1)
+    table, w = random_marked_grid(seed, weights)
     best, directions = enumerate_l1(table, w)
     result = adjust(table, "milp", weights)
     assert result.status == "optimal" and result.verification.passed
