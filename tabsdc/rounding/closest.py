@@ -16,8 +16,9 @@ first (``n B (L + 1)``) swamps the deviation and leaves HiGHS a bound it cannot 
    at a higher cost, so an optimum never uses one).
 
 Both share one time limit (``time_limit`` seconds for the two together; the first gets
-:data:`STEPS_SHARE` of it, the second the rest). The answer is the second phase's rounding,
-or the first's when the second finds none in its time.
+:data:`STEPS_SHARE` of it, the second the rest, if at least :data:`MIN_PHASE_SECONDS`).
+The answer is the second phase's rounding, or the first's when the second finds none in
+its time.
 """
 
 from __future__ import annotations
@@ -32,10 +33,14 @@ from tabsdc.errors import InputError, SolverError
 from tabsdc.solver import LinearProgram, SolveResult, solve
 from tabsdc.table import Table
 
-__all__ = ["ClosestRounding", "closest_additive_rounding", "STEPS_SHARE"]
+__all__ = ["ClosestRounding", "closest_additive_rounding", "STEPS_SHARE", "MIN_PHASE_SECONDS"]
 
 #: Share of the time limit for the first phase (fewest extra steps).
 STEPS_SHARE = 0.6
+
+#: The second phase is not started with less time than this (seconds): HiGHS's branch and
+#: cut can overrun a tiny limit by a whole round of root cuts.
+MIN_PHASE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,9 @@ def closest_additive_rounding(
     best = np.round(first.x)
     least = int(round(best[n:].sum()))
     steps_bound = least if first.optimal else int(np.ceil((first.bound or 0.0) - 1e-6))
+    left = _deadline_left(deadline)
+    if left is not None and left < MIN_PHASE_SECONDS:   # the first phase used up the time
+        return _closest(q, adjacent, best, steps_bound, None, first)
     deviation_cost = np.concatenate([base - 2 * r, np.full(2 * n, float(base))])
     second = solve(
         LinearProgram(c=deviation_cost,
@@ -166,12 +174,18 @@ def closest_additive_rounding(
                       row_lower=np.append(rhs, -np.inf), row_upper=np.append(rhs, least),
                       col_lower=zeros, col_upper=col_upper, integrality=integer,
                       offset=float(r.sum())),
-        solver, time_limit=_deadline_left(deadline), mip_gap=mip_gap)
-    if second.has_solution:
-        best = np.round(second.x)
-    z, up, down = best.reshape(3, n)
+        solver, time_limit=left, mip_gap=mip_gap)
+    if not second.has_solution:
+        return _closest(q, adjacent, best, steps_bound, None, first)
+    return _closest(q, adjacent, np.round(second.x), steps_bound, second, first)
+
+
+def _closest(q: np.ndarray, adjacent: np.ndarray, x: np.ndarray, steps_bound: int,
+             deviation: SolveResult | None, stepping: SolveResult) -> ClosestRounding:
+    """The rounding of a solution ``x = [z, p, m]`` with its certificates."""
+    z, up, down = x.reshape(3, len(q))
     multiples = q + z + up - down
     steps = np.maximum(0, np.maximum(multiples - (q + adjacent), q - multiples)).astype(int)
     return ClosestRounding(multiples=multiples, steps=steps,
                            steps_bound=min(steps_bound, int(steps.sum())),
-                           deviation=second if second.has_solution else None, stepping=first)
+                           deviation=deviation, stepping=stepping)

@@ -93,3 +93,26 @@ def test_time_limit_covers_the_whole_call(monkeypatch):
     assert len(given_limits) == 3   # the exact MILP, then the two phases
     assert clock[0] <= 8.0
     assert "was not decided" in outcome.note and int(outcome.steps.sum()) == 1
+
+
+def test_no_second_phase_after_a_first_that_overran(monkeypatch):
+    """A first phase that ran past the whole limit leaves no time: its rounding is the
+    answer, with the steps phase as the solver's report."""
+    clock = [0.0]
+    phases = []
+    real_solve = closest_module.solve
+
+    def overrunning(problem, solver="highs", **options):
+        phases.append(options["time_limit"])
+        result = real_solve(problem, solver, **options)
+        clock[0] += 2 * options["time_limit"]
+        return result
+
+    monkeypatch.setattr(closest_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(closest_module, "solve", overrunning)
+    table = parity_cube()
+    q, r = decompose(table.values, 2)
+    closest = closest_additive_rounding(table, 2, q, r, time_limit=5.0)
+    assert len(phases) == 1 and closest.deviation is None
+    assert int(closest.steps.sum()) == 1 and closest.steps_proven
+    np.testing.assert_array_equal(table.A @ (2 * closest.multiples), table.b)
