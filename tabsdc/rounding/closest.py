@@ -38,8 +38,8 @@ __all__ = ["ClosestRounding", "closest_additive_rounding", "STEPS_SHARE", "MIN_P
 #: Share of the time limit for the first phase (fewest extra steps).
 STEPS_SHARE = 0.6
 
-#: The second phase is not started with less time than this (seconds): HiGHS's branch and
-#: cut can overrun a tiny limit by a whole round of root cuts.
+#: No phase is started with less time than this (seconds): HiGHS's branch and cut can
+#: overrun a tiny limit by a whole round of root cuts.
 MIN_PHASE_SECONDS = 1.0
 
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabsdc.errors import InputError, SolverError
-from tabsdc.rounding.closest import closest_additive_rounding
+from tabsdc.rounding.closest import MIN_PHASE_SECONDS, closest_additive_rounding
 from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
 from tabsdc.rounding.rules import RESIDUE_TOL, decompose
 from tabsdc.solver import LinearProgram, SolveResult, solve
@@ -254,8 +254,11 @@ def controlled_rounding(
     else:
         raise SolverError(f"the controlled rounding MILP stopped without a solution: status "
                           f"{result.status!r} ({result.message})")
-    left = None if time_limit is None else max(time_limit - (time.perf_counter() - start),
-                                               1e-3)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if left is not None and left < MIN_PHASE_SECONDS:
+        raise SolverError(f"the controlled rounding MILP used the whole time limit "
+                          f"({time_limit:g} s; it ended {result.status!r}), none is left for "
+                          f"the closest additive alternative; raise time_limit")
     return _relaxed(table, base, q, r, solver, left, mip_gap, max_steps, note)
 
 

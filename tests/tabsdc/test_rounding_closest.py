@@ -9,6 +9,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 import tabsdc.rounding.closest as closest_module
 import tabsdc.rounding.controlled as controlled_module
+from tabsdc.errors import SolverError
 from tabsdc.rounding import controlled_rounding, round_table
 from tabsdc.rounding.closest import closest_additive_rounding
 from tabsdc.rounding.rules import decompose
@@ -116,3 +117,21 @@ def test_no_second_phase_after_a_first_that_overran(monkeypatch):
     assert len(phases) == 1 and closest.deviation is None
     assert int(closest.steps.sum()) == 1 and closest.steps_proven
     np.testing.assert_array_equal(table.A @ (2 * closest.multiples), table.b)
+
+
+def test_no_alternative_started_after_an_exact_milp_that_overran(monkeypatch):
+    clock = [0.0]
+    calls = []
+
+    def overrunning(problem, solver="highs", **options):
+        calls.append(options["time_limit"])
+        clock[0] += 3 * options["time_limit"]
+        return SolveResult.without_solution("no_solution", clock[0], solver,
+                                            "time limit reached")
+
+    monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(controlled_module, "solve", overrunning)
+    monkeypatch.setattr(closest_module, "solve", overrunning)
+    with pytest.raises(SolverError, match="used the whole time limit"):
+        controlled_rounding(parity_cube(), 2, time_limit=8.0)
+    assert calls == [4.0]
