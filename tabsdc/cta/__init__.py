@@ -8,6 +8,8 @@ statistical data*, slides 25-30). :func:`adjust` is the entry point (:mod:`tabsd
 * ``method="milp"``: the L1 MILP of slide 26 solved by HiGHS (:mod:`tabsdc.cta.milp`);
 * ``method="heuristic"``: fixed directions from the LP relaxation, block flips with warm
   re-solves, a MILP phase for the bound (:mod:`tabsdc.cta.heuristic`), for large tables;
+* ``method="fixed-directions"``: directions from the LP relaxation, one LP for them (the
+  heuristic's first steps alone): an answer in seconds, with its certified gap;
 * ``method="l2"``: weighted least squares for fixed directions, a convex QP
   (:mod:`tabsdc.cta.l2`);
 * ``method="mdi"``: MDI-CTA by iterative proportional fitting (:mod:`tabsdc.mdi`).

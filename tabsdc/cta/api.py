@@ -3,7 +3,8 @@
 
 Both validate their options once, build a :class:`~tabsdc.cta.problem.CTAProblem` per table
 (with the quality-preserving rows of :mod:`tabsdc.cta.constraints`), hand it to one engine
-(:mod:`tabsdc.cta.milp`, :mod:`tabsdc.cta.heuristic` or :mod:`tabsdc.cta.l2`; MDI-CTA is
+(:mod:`tabsdc.cta.milp`, :mod:`tabsdc.cta.heuristic` - also the fixed-directions CTA - or
+:mod:`tabsdc.cta.l2`; MDI-CTA is
 :func:`tabsdc.mdi.mdi_cta`) and wrap the adjustment in an :class:`AdjustmentResult`, which
 checks it independently (:mod:`tabsdc.cta.verify`).
 """
@@ -24,11 +25,12 @@ from tabsdc.cta.constraints import (
     preservation_rows,
     resolve_groups,
 )
-from tabsdc.cta.heuristic import heuristic
+from tabsdc.cta.heuristic import fixed_directions, heuristic
 from tabsdc.cta.l2 import l2_method
 from tabsdc.cta.milp import milp_method
 from tabsdc.cta.problem import CTAProblem, build_problem, fixed_cells
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
+from tabsdc.cta.scaling import Scaling
 from tabsdc.cta.solution import CTASolution
 from tabsdc.errors import InputError
 from tabsdc.table import Table
@@ -37,10 +39,10 @@ from tabsdc.tableset import accepts_table_set
 __all__ = ["adjust", "adjust_multivariate", "METHODS"]
 
 #: The methods of :func:`adjust`.
-METHODS = ("milp", "heuristic", "l2", "mdi")
+METHODS = ("milp", "heuristic", "fixed-directions", "l2", "mdi")
 
 #: The methods of :func:`adjust_multivariate`.
-JOINT_METHODS = ("milp", "heuristic", "l2")
+JOINT_METHODS = ("milp", "heuristic", "fixed-directions", "l2")
 
 #: Options of :func:`adjust` that limit the moves of cells (passed to ``build_problem``).
 LIMITS = ("capacity", "relative_capacity", "sensitive_capacity", "fixed", "fix_totals")
@@ -71,15 +73,23 @@ def _problem(table: Table, weights: object, wanted: Sequence[str], groups: Group
 
 def _solve(problem: CTAProblem, method: str, *, directions: object, time_limit: float | None,
            mip_gap: float | None, seed: object) -> CTASolution:
+    """Run one engine on ``problem`` in the units of :class:`~tabsdc.cta.scaling.Scaling`
+    and bring its solution back, re-certified in the original units."""
     if problem.s == 0:
         return CTASolution(y=np.zeros(problem.n), up=np.zeros(0, dtype=bool), objective=0.0,
                            bound=0.0, status="optimal", gap=0.0,
                            message="no sensitive cell: nothing to adjust")
+    scaling = Scaling.of(problem)
+    scaled = scaling.apply(problem)
     if method == "milp":
-        return milp_method(problem, time_limit=time_limit, mip_gap=mip_gap)
-    if method == "heuristic":
-        return heuristic(problem, time_limit=time_limit, seed=seed)
-    return l2_method(problem, directions=directions, time_limit=time_limit, seed=seed)
+        solution = milp_method(scaled, time_limit=time_limit, mip_gap=mip_gap)
+    elif method == "heuristic":
+        solution = heuristic(scaled, time_limit=time_limit, seed=seed)
+    elif method == "fixed-directions":
+        solution = fixed_directions(scaled, time_limit=time_limit, seed=seed)
+    else:
+        solution = l2_method(scaled, directions=directions, time_limit=time_limit, seed=seed)
+    return scaling.restore(solution, problem, "l2" if method == "l2" else "l1")
 
 
 def _forced(problem: CTAProblem) -> dict[str, Any]:
@@ -132,12 +142,15 @@ def adjust(
     table : Table
         Sensitive cells have status ``u`` and protection levels ``lpl``/``upl``; cells with
         status ``z`` are published as they are; ``lb``/``ub`` bound every published value.
-    method : {"milp", "heuristic", "l2", "mdi"}
+    method : {"milp", "heuristic", "fixed-directions", "l2", "mdi"}
         See the module docstring. ``"milp"`` is exact (given time); ``"heuristic"`` scales to
-        tables of a million cells.
+        tables of a million cells; ``"fixed-directions"`` reads the protection directions
+        from the LP relaxation and solves one LP for them (the heuristic without its search
+        and MILP phase: an answer in seconds, with its certified gap).
     weights : {"unit", "inverse", "jj"} or array-like
         Cost per unit of change of each cell (:func:`tabsdc.cta.problem.cell_weights`);
-        ``"inverse"`` (``1 / max(|a|, 1)``, relative change) is the usual choice. Not used
+        ``"inverse"`` (``1 / |a|``, relative change; zero cells weigh as the smallest
+        non-zero one) is the usual choice. Not used
         by ``"mdi"``.
     preserve : str or sequence, optional
         Statistics to keep for each group: ``"mean"``, ``"variance"``, ``"correlation"``

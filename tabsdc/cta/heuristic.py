@@ -11,8 +11,9 @@ re-solves faster from the previous basis. The heuristic:
 2. **LP for fixed directions**, warm-started from the relaxation's basis: the incumbent.
    Rounding can pick directions that admit no adjustment (a sensitive total equal to its
    only sensitive part, rounded the other way; preserved statistics); they are then
-   repaired by LP diving (:func:`_dive`: fix what the relaxation decides, round a few
-   cells, re-solve) and, failing that, by the MILP for the time left.
+   repaired by moving every sensitive cell up (one LP), by LP diving (:func:`_dive`: fix
+   what the relaxation decides, round a few cells, re-solve) and, failing that, by the
+   MILP for the time left.
 3. **Block coordinate descent on the directions** (in the spirit of González and Castro
    2011): the direction variables are split into blocks - each sensitive cell alone, and the
    sensitive cells of each relation together - visited in random order (``seed``). A block's
@@ -23,9 +24,12 @@ re-solves faster from the previous basis. The heuristic:
 4. **MILP with the incumbent as start** (only with a time limit, for the time left, and for
    models up to :data:`MILP_PHASE_MAX_CELLS` cells): HiGHS's branch and cut tightens the
    lower bound and may find a better incumbent, whose directions are then re-solved as in 2.
-5. **Certified gap**: the best of the relaxation's bound, the MILP's dual bound and the
-   Lagrangian bound from the final LP's duals (:mod:`tabsdc.cta.bounds`). The status is
-   ``"optimal"`` only when that bound proves it.
+5. **Certified gap**: the best of the MILP's dual bound and the Lagrangian bounds
+   (:mod:`tabsdc.cta.bounds`) at the duals of the relaxation and of the final LP. The
+   relaxation's bound is taken as the Lagrangian at its duals, not as the objective HiGHS
+   reports: weak duality makes it valid for any multipliers, whatever the solver's
+   tolerances, and with the relaxation's optimal duals it is at least the relaxation's
+   optimum. The status is ``"optimal"`` only when that bound proves it.
 
 References
 ----------
@@ -36,6 +40,8 @@ multivariate tabular data", *PSD 2004*, LNCS 3050, 87-98.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -48,7 +54,7 @@ from tabsdc.cta.search import Clock, Search, blocks, improve
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import SolverError
 
-__all__ = ["heuristic", "MILP_PHASE_MAX_CELLS"]
+__all__ = ["heuristic", "fixed_directions", "MILP_PHASE_MAX_CELLS"]
 
 #: Largest problem (cells, all tables together) for which the MILP phase is run: above it,
 #: HiGHS's presolve and root LP alone would take the whole budget.
@@ -72,15 +78,16 @@ def _rule_directions(problem: CTAProblem, rng: np.random.Generator) -> np.ndarra
 
 
 def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
-             share: float) -> tuple[L1Model, np.ndarray, float | None, dict]:
-    """Steps 1-2: relaxation, rounding, first fixed-direction LP."""
+             share: float) -> tuple[L1Model, np.ndarray, np.ndarray | None, dict]:
+    """Step 1: relaxation and rounding. Returns the model, the directions, the relaxation's
+    row duals (None when it did not finish) and the figures so far."""
     model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
     relaxation = model.relax()
     info: dict = {"relaxation_status": relaxation.status,
                   "relaxation_seconds": round(relaxation.time, 3)}
     if relaxation.status == "infeasible":
         raise infeasible("the LP relaxation is infeasible")
-    lp_bound = relaxation.objective if relaxation.optimal else None
+    duals = model.duals(relaxation) if relaxation.optimal else None
     if relaxation.optimal:
         n = problem.n
         up = directions_from_relaxation(problem, relaxation.x[:n], relaxation.x[n:], rng)
@@ -88,8 +95,8 @@ def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
     else:
         up = _rule_directions(problem, rng)
         info["initial_directions"] = "cheaper own move (relaxation stopped by the time limit)"
-    info["lp_relaxation_bound"] = lp_bound
-    return model, up, lp_bound, info
+    info["lp_relaxation_objective"] = relaxation.objective if relaxation.optimal else None
+    return model, up, duals, info
 
 
 def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.ndarray | None:
@@ -147,11 +154,16 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
 
 def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: Clock,
                     info: dict) -> Search:
-    """Step 2, with two repairs when the rounded directions admit no adjustment (e.g. a
-    sensitive total equal to its only sensitive part, rounded the other way): LP diving,
-    then the MILP for the time left."""
-    for attempt in ("rounding", "diving", "MILP"):
-        if attempt == "diving":
+    """Step 2, with three repairs when the rounded directions admit no adjustment (e.g. a
+    sensitive total equal to its only sensitive part, rounded the other way): every cell
+    upward (where it can be: a relation ``total = sum of parts`` whose cells all move up
+    only needs room above its total, so this is feasible whenever the totals have that
+    room; Castro's CTA instances are built that way), LP diving, then the MILP for the
+    time left."""
+    for attempt in ("rounding", "every cell upward", "diving", "MILP"):
+        if attempt == "every cell upward":
+            up = problem.can_up.copy()
+        elif attempt == "diving":
             up = _dive(problem, model, clock, info)
         elif attempt == "MILP":
             milp, up, _ = solve_milp(problem, time_limit=clock.budget())
@@ -214,7 +226,7 @@ def heuristic(
     rng = np.random.default_rng(seed)
     with_milp = (milp_phase and time_limit is not None and problem.n <= MILP_PHASE_MAX_CELLS)
     share = SEARCH_SHARE if with_milp else 1.0
-    model, up, lp_bound, info = _initial(problem, clock, rng, share)
+    model, up, relaxation_duals, info = _initial(problem, clock, rng, share)
     search = _first_solution(problem, model, up, clock, info)
     info["initial_objective"] = search.objective
     improve(search, blocks(problem, rng), clock, share, max_passes)
@@ -237,13 +249,47 @@ def heuristic(
                 search.y, search.duals = model.adjustment(result), model.duals(result)
     y = polish(problem, search.y, search.up)
     objective = problem.objective(y)
-    lagrangian = (None if search.duals is None
-                  else lagrangian_bound(problem, search.duals, "l1", objective))
-    info["lagrangian_bound"] = lagrangian
-    info["cuts"] = model.cuts
+    lp_bound, lagrangian = (None if duals is None
+                            else lagrangian_bound(problem, duals, "l1", objective)
+                            for duals in (relaxation_duals, search.duals))
+    info.update(lp_relaxation_bound=lp_bound, lagrangian_bound=lagrangian, cuts=model.cuts)
     bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian])
     message = (f"heuristic: {info['initial_directions']}, {search.accepted} of {search.trials} "
                f"block flips kept in {search.passes} pass(es)"
                + ("" if milp_bound is None else ", MILP phase for the bound"))
     return CTASolution(y=y, up=search.up, objective=objective, bound=bound, status=status,
                        gap=gap, message=message, details=info)
+
+
+def fixed_directions(
+    problem: CTAProblem,
+    *,
+    time_limit: float | None = None,
+    seed: int | np.random.Generator | None = None,
+) -> CTASolution:
+    """CTA with fixed directions: one LP (the ``method="fixed-directions"`` of
+    :func:`tabsdc.cta.adjust`).
+
+    Steps 1, 2 and 5 of the module docstring: the protection directions are read from the LP
+    relaxation (or, if it does not finish in its share of ``time_limit``, each cell's cheaper
+    own move), and the LP for those directions is solved once; directions that admit no
+    adjustment are repaired as in step 2. No flips, no MILP: an answer in the time of two
+    LPs, with the certified gap of the Lagrangian bounds. This is the fast CTA of Castro's
+    work, where the directions are given and only the LP (or QP) is solved.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> from tabsdc.cta.problem import build_problem
+    >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
+    ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
+    >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
+    ...                             seed=0)
+    >>> solution.objective, solution.bound, solution.status
+    (4.0, 2.0, 'feasible')
+    """
+    solution = heuristic(problem, time_limit=time_limit, seed=seed, max_passes=0,
+                         milp_phase=False)
+    message = f"fixed directions: {solution.details['initial_directions']}, one LP"
+    return replace(solution, message=message)

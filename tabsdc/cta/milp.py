@@ -165,8 +165,6 @@ def milp_method(
     y = polish(problem, source.x[:problem.n] - source.x[problem.n:2 * problem.n], up)
     objective = problem.objective(y)
     bound, gap, status = certify(objective, [result.bound])
-    if result.optimal:
-        status = "optimal"
     details = {"milp_status": result.status, "milp_objective": result.objective,
                "milp_bound": result.bound, "milp_seconds": round(result.time, 3),
                "nodes": result.nodes, "cuts": cuts}

@@ -39,6 +39,7 @@ __all__ = [
     "cell_mask",
     "sensitive_mask",
     "fixed_cells",
+    "smallest_magnitude",
     "WEIGHTS",
 ]
 
@@ -212,6 +213,20 @@ class CTAProblem:
 
 
 # -- building from a table --------------------------------------------------------------------
+def smallest_magnitude(values: np.ndarray) -> float:
+    """The smallest non-zero ``|a|`` of a table (1 when every value is 0): the floor, in the
+    table's own units, of inverse weights and of the tolerances of the checks.
+
+    Examples
+    --------
+    >>> smallest_magnitude(np.array([0.0, 3e6, -2e6, 5e7]))
+    2000000.0
+    """
+    magnitude = np.abs(values)
+    nonzero = magnitude[magnitude > 0]
+    return float(nonzero.min()) if nonzero.size else 1.0
+
+
 def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> np.ndarray:
     """Weights ``w_i`` of the objective ``sum w_i |y_i|``.
 
@@ -219,8 +234,12 @@ def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> n
     ----------
     table : Table
     weights : {"unit", "inverse", "jj"} or array-like of shape (n,)
-        ``"unit"``: 1; ``"inverse"``: ``1 / max(|a_i|, 1)`` (relative changes; the floor
-        of 1 keeps zero cells finite, as in Castro's CTA instances, whose quadratic terms are
+        ``"unit"``: 1; ``"inverse"``: ``1 / max(|a_i|, a_min)`` with ``a_min`` the smallest
+        non-zero ``|a|`` of the table (relative changes; the floor keeps zero cells finite
+        and, being in the table's own units, makes the weights - and the optimal
+        adjustment - independent of the unit of the values: a table in euros and the same
+        table in thousands of euros are adjusted alike. On count tables holding a 1 it is
+        the ``1 / max(a_i, 1)`` of Castro's CTA instances, whose quadratic terms are
         ``2 / max(a_i, 1)``); ``"jj"``: the table's ``weight`` column; or one non-negative
         number per cell.
 
@@ -239,7 +258,7 @@ def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> n
         if weights == "unit":
             return np.ones(table.n_cells)
         if weights == "inverse":
-            return 1.0 / np.maximum(np.abs(a), 1.0)
+            return 1.0 / np.maximum(np.abs(a), smallest_magnitude(a))
         if weights == "jj":
             w = table.cells["weight"].to_numpy(dtype=float)
         else:
@@ -377,10 +396,15 @@ def build_problem(
     stuck = np.flatnonzero(~can_up & ~can_down)
     if stuck.size:
         k = stuck[0]
+        room_up, room_down = up[sensitive[k]], down[sensitive[k]]
+        closest = (f"upl to {room_up:g}" if upl[k] - room_up <= lpl[k] - room_down
+                   else f"lpl to {room_down:g}")
         raise InputError(
             f"{table.cell_labels(sensitive[stuck[:1]])[0]} (value {a[sensitive[k]]:g}) cannot "
             f"be protected: a - lpl = {a[sensitive[k]] - lpl[k]:g} is below its lower bound and "
-            f"a + upl = {a[sensitive[k]] + upl[k]:g} above its upper bound or capacity"
+            f"a + upl = {a[sensitive[k]] + upl[k]:g} above its upper bound or capacity; the "
+            f"closest protectable levels: lower {closest} (the room the cell has that way)"
+            + ("" if stuck.size == 1 else f"; {stuck.size} sensitive cells are in this case")
         )
     return CTAProblem(values=a, weights=w, A=table.A, down=down, up=up, sensitive=sensitive,
                       lpl=lpl, upl=upl, can_up=can_up, can_down=can_down,

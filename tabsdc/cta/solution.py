@@ -11,7 +11,11 @@ import numpy as np
 from tabsdc.errors import InputError
 from tabsdc.solver.problem import PROOF_ABS_GAP, PROOF_REL_GAP, relative_gap
 
-__all__ = ["CTASolution", "certify", "infeasible"]
+__all__ = ["CTASolution", "certify", "infeasible", "BOUND_TOLERANCE"]
+
+#: Largest relative excess of a lower bound over a verified objective still put down to the
+#: solver's tolerances (more, and the bound is false).
+BOUND_TOLERANCE = 1e-6
 
 
 @dataclass
@@ -48,14 +52,25 @@ class CTASolution:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def certify(objective: float, bounds: list[float | None]) -> tuple[float | None, float | None,
-                                                                  str]:
+def certify(objective: float, bounds: list[float | None], *, scale: float = 1.0
+            ) -> tuple[float | None, float | None, str]:
     """The best of several lower bounds, the certified gap and the status it proves.
 
-    A bound above the objective (solver tolerances) is lowered to the objective. The status
-    is ``"optimal"`` exactly when the gap is within the proof tolerances of the solver layer
-    (:data:`~tabsdc.solver.problem.PROOF_ABS_GAP`, :data:`~tabsdc.solver.problem.PROOF_REL_GAP`),
-    i.e. when the bound proves that no better adjustment exists; else ``"feasible"``.
+    ``objective`` is that of a verified adjustment, so a bound above it is false beyond the
+    solver's tolerances: a bound exceeding it by more than :data:`BOUND_TOLERANCE`
+    (relative) or ``PROOF_ABS_GAP * scale`` is discarded; one above it within them is
+    lowered to it. The status is ``"optimal"`` exactly when the gap is within the proof
+    tolerances of the solver layer (:data:`~tabsdc.solver.problem.PROOF_ABS_GAP` times
+    ``scale``, :data:`~tabsdc.solver.problem.PROOF_REL_GAP`), i.e. when the bound proves
+    that no better adjustment exists; else ``"feasible"``.
+
+    Parameters
+    ----------
+    objective : float
+    bounds : list of float or None
+    scale : float
+        Objective units of the solved model (:class:`~tabsdc.cta.scaling.Scaling`): the
+        absolute tolerances apply in those units.
 
     Examples
     --------
@@ -64,13 +79,19 @@ def certify(objective: float, bounds: list[float | None]) -> tuple[float | None,
     (104.9, 0.000952, 'feasible')
     >>> certify(2.0, [2.0])
     (2.0, 0.0, 'optimal')
+
+    A bound that the adjustment contradicts is no certificate:
+
+    >>> certify(0.4625, [37.8])
+    (None, None, 'feasible')
     """
-    known = [b for b in bounds if b is not None and np.isfinite(b)]
+    slack = max(PROOF_ABS_GAP * scale, BOUND_TOLERANCE * abs(objective))
+    known = [b for b in bounds if b is not None and np.isfinite(b) and b <= objective + slack]
     if not known:
         return None, None, "feasible"
     bound = min(max(known), objective)
     gap = relative_gap(objective, bound)
-    proven = objective - bound <= PROOF_ABS_GAP or gap <= PROOF_REL_GAP
+    proven = objective - bound <= PROOF_ABS_GAP * scale or gap <= PROOF_REL_GAP
     return bound, gap, "optimal" if proven else "feasible"
 
 

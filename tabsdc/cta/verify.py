@@ -2,17 +2,19 @@
 
 Given the original table and the adjusted values ``x`` (no solver data is used):
 
-* **additivity**: ``|A x - b| <= tol * max(1, |A| |x|)`` for every relation (the rule of
-  :meth:`tabsdc.Table.check_additivity`);
+* **additivity**: ``|A x - b| <= tol * max(a_min, |A| |x|)`` for every relation, with
+  ``a_min`` the smallest non-zero ``|a|`` of the table
+  (:func:`~tabsdc.cta.problem.smallest_magnitude`): every tolerance is relative, in the
+  table's own units, so a table in euros and the same table in millions are judged alike;
 * **protection**: every sensitive cell (status ``u``) is published outside its protection
   interval, ``x_i <= a_i - lpl_i`` or ``x_i >= a_i + upl_i`` (each side within
-  ``tol * max(1, |a_i|)``): the published value differs from the true one by at least the
+  ``tol * max(a_min, |a_i|)``): the published value differs from the true one by at least the
   protection level the rule asked for (Cox, slide 25: "safe values = values outside the
   protection interval");
 * **bounds**: ``lb <= x <= ub`` (non-negativity for the usual ``lb = 0``);
 * **fixed cells**: cells with status ``z`` and any cells the user fixed are unchanged;
 * **preserved statistics**: each row of ``E y = 0`` within ``tol`` (relative to
-  ``max(1, |E| |y|)``) and each quadratic limit within its cut tolerance.
+  ``max(a_min, |E| |y|)``) and each quadratic limit within its cut tolerance.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.cta.constraints import CUT_TOLERANCE
-from tabsdc.cta.problem import QuadraticLimit, sensitive_mask
+from tabsdc.cta.problem import QuadraticLimit, sensitive_mask, smallest_magnitude
 
 if TYPE_CHECKING:
     from tabsdc.table import Table
@@ -169,8 +171,9 @@ def verify_adjustment(
     a = table.values
     x = np.asarray(adjusted, dtype=float)
     y = x - a
-    slack = tol * np.maximum(1.0, np.abs(a))
-    residual = np.abs(table.A @ x - table.b) / np.maximum(1.0, abs(table.A) @ np.abs(x))
+    unit = smallest_magnitude(a)
+    slack = tol * np.maximum(unit, np.abs(a))
+    residual = np.abs(table.A @ x - table.b) / np.maximum(unit, abs(table.A) @ np.abs(x))
     max_residual = float(residual.max()) if residual.size else 0.0
     lpl = np.maximum(cells["lpl"].to_numpy(dtype=float), 0.0)
     upl = np.maximum(cells["upl"].to_numpy(dtype=float), 0.0)
@@ -186,7 +189,7 @@ def verify_adjustment(
     preserved = {}
     if rows is not None and rows.shape[0]:
         matrix = sp.csr_array(rows)
-        scaled = np.abs(matrix @ y) / np.maximum(1.0, abs(matrix) @ np.abs(y))
+        scaled = np.abs(matrix @ y) / np.maximum(unit, abs(matrix) @ np.abs(y))
         preserved = {name: float(r) for name, r in zip(row_names, scaled, strict=True)}
     limits = {q.name: (float(y[q.cells] @ y[q.cells]), q.limit) for q in quadratic}
 

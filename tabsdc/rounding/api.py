@@ -47,7 +47,8 @@ def round_table(
     seed : int, numpy Generator or None
         Random source of the random methods (None: fresh entropy).
     objective, engine, solver, time_limit, mip_gap, max_steps
-        Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`.
+        Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`
+        (``time_limit``: seconds for the whole rounding; the audit is not counted).
     audit : bool
         Also run the audit of the release (:func:`~tabsdc.rounding.audit.audit_rounding`;
         two LPs per cell, so leave it off for very large tables).
@@ -92,13 +93,13 @@ def round_table(
     if method in RULES:
         rounded = apply_rule(values, base, method, seed)
         status, exists, engine, solve, note = "rounded", None, "rule", None, ""
-        steps = np.zeros(len(values), dtype=int)
+        steps, steps_bound = np.zeros(len(values), dtype=int), None
     else:
         outcome = (controlled_rounding(table, base, objective=objective, engine=engine,
                                        solver=solver, time_limit=time_limit, mip_gap=mip_gap,
                                        max_steps=max_steps)
                    if method == "controlled" else unbiased_controlled_rounding(table, base, seed))
-        rounded, steps = outcome.rounded, outcome.steps
+        rounded, steps, steps_bound = outcome.rounded, outcome.steps, outcome.steps_bound
         status, exists, engine = outcome.status, outcome.exists, outcome.engine
         solve, note = outcome.solve, outcome.note
     residual = table.A @ rounded - table.b
@@ -115,4 +116,4 @@ def round_table(
         status=status, exists=exists, engine=engine, deviations=rounded - values,
         additive=additive, max_residual=float(np.abs(residual).max(initial=0.0)), steps=steps,
         solve=solve, statistics=statistics, audit=release,
-        seed=seed if isinstance(seed, int) else None, note=note)
+        seed=seed if isinstance(seed, int) else None, note=note, steps_bound=steps_bound)

@@ -18,9 +18,10 @@ Engines (:func:`controlled_rounding`):
   MILP over the binaries ``z``, built from the sparse matrix ``A`` in one piece. A
   controlled rounding need not exist then (Causey, Cox & Ernst 1985 give three-dimensional
   tables without one); an infeasible MILP is reported as such, and the closest *additive*
-  alternative is computed: every cell may move up to ``max_steps`` further multiples of
-  ``B`` beyond its adjacent ones (a multiple of ``B`` may move too), the number of such
-  extra steps is minimised first and the total absolute deviation second.
+  alternative is computed (:mod:`tabsdc.rounding.closest`): every cell may move up to
+  ``max_steps`` further multiples of ``B`` beyond its adjacent ones (a multiple of ``B``
+  may move too), the number of such extra steps is minimised first and the total absolute
+  deviation second, each with its certified bound.
 
 :func:`unbiased_controlled_rounding` draws a controlled rounding with ``E[R(x)] = x`` for
 every cell (Cox 1987) on network tables.
@@ -36,12 +37,13 @@ L. H. Cox, "A constructive procedure for unbiased controlled rounding", *JASA* 8
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from tabsdc.errors import InputError, SolverError
+from tabsdc.rounding.closest import MIN_PHASE_SECONDS, closest_additive_rounding
 from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
 from tabsdc.rounding.rules import RESIDUE_TOL, decompose
 from tabsdc.solver import LinearProgram, SolveResult, solve
@@ -54,6 +56,7 @@ __all__ = [
     "controlled_rounding",
     "unbiased_controlled_rounding",
     "rounding_costs",
+    "EXACT_SHARE",
 ]
 
 #: What controlled rounding minimises.
@@ -61,6 +64,10 @@ OBJECTIVES = ("deviation", "far")
 
 #: How controlled rounding is solved.
 ENGINES = ("auto", "network", "networkx", "milp")
+
+#: Share of ``time_limit`` for the MILP of an exact controlled rounding; the closest
+#: additive alternative (when none exists or none was found) gets the time left.
+EXACT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,9 @@ class ControlledOutcome:
         adjacent choices (0 everywhere unless relaxed).
     note : str
         Why the engine was chosen, and what the relaxation did.
+    steps_bound : int or None
+        Relaxed only: proven lower bound on the fewest extra steps (``steps.sum()`` when
+        proven minimal).
     """
 
     rounded: np.ndarray
@@ -98,6 +108,7 @@ class ControlledOutcome:
     solve: SolveResult | None
     steps: np.ndarray
     note: str = ""
+    steps_bound: int | None = None
 
 
 def rounding_costs(
@@ -168,8 +179,10 @@ def controlled_rounding(
         ``"network"`` / ``"networkx"``: the flow LP by HiGHS / networkx's network simplex
         (an error if the table is not a network); ``"milp"``: always the MILP.
     solver, time_limit, mip_gap
-        Of the MILP (see :func:`tabsdc.solver.solve`); ``time_limit`` also bounds the flow LP,
-        and applies to each solve (the MILP, then the relaxed MILP when none exists).
+        Of the MILP (see :func:`tabsdc.solver.solve`); ``time_limit`` also bounds the flow LP.
+        It is the time of the whole call: the MILP of an exact rounding gets
+        :data:`EXACT_SHARE` of it, and when that MILP proves that none exists, or ends
+        undecided, the closest additive alternative gets the time left.
     max_steps : int
         How far the relaxed alternative may move a cell beyond its adjacent multiples, in
         multiples of the base (only used when no controlled rounding exists).
@@ -225,17 +238,28 @@ def controlled_rounding(
         c=up - down, A=table.A, row_lower=table.b / base - table.A @ q,
         row_upper=table.b / base - table.A @ q, col_lower=np.zeros(len(q)), col_upper=capacity,
         integrality=np.ones(len(q), dtype=bool), offset=float(down.sum()))
-    result = solve(problem, solver, time_limit=time_limit, mip_gap=mip_gap)
+    start = time.perf_counter()
+    result = solve(problem, solver, mip_gap=mip_gap,
+                   time_limit=None if time_limit is None else EXACT_SHARE * time_limit)
     note = f"MILP: {reason}"
     if result.has_solution:
         z = np.round(result.x)
         return ControlledOutcome(base * (q + z), True, result.status, "milp", result,
                                  np.zeros(len(q), dtype=int), note)
-    if result.status not in ("infeasible", "infeasible_or_unbounded"):
+    if result.status in ("infeasible", "infeasible_or_unbounded"):
+        note += "; no zero-restricted controlled rounding exists (MILP infeasible)"
+    elif result.status == "no_solution":
+        note += ("; whether a controlled rounding exists was not decided within "
+                 f"{EXACT_SHARE:.0%} of the time limit")
+    else:
         raise SolverError(f"the controlled rounding MILP stopped without a solution: status "
                           f"{result.status!r} ({result.message})")
-    return _relaxed(table, base, q, r, solver, time_limit, mip_gap, max_steps,
-                    note + "; no zero-restricted controlled rounding exists (MILP infeasible)")
+    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
+    if left is not None and left < MIN_PHASE_SECONDS:
+        raise SolverError(f"the controlled rounding MILP used the whole time limit "
+                          f"({time_limit:g} s; it ended {result.status!r}), none is left for "
+                          f"the closest additive alternative; raise time_limit")
+    return _relaxed(table, base, q, r, solver, left, mip_gap, max_steps, note)
 
 
 def _with_offset(result: SolveResult, offset: float) -> SolveResult:
@@ -244,56 +268,36 @@ def _with_offset(result: SolveResult, offset: float) -> SolveResult:
     return replace(result, objective=objective, bound=objective)
 
 
-def _relaxed(
-    table: Table,
-    base: int,
-    q: np.ndarray,
-    r: np.ndarray,
-    solver: str,
-    time_limit: float | None,
-    mip_gap: float | None,
-    max_steps: int,
-    note: str,
-) -> ControlledOutcome:
-    """The closest additive rounding when no adjacent zero-restricted one exists.
-
-    ``R = B (q + z + p - m)`` with the adjacent choice ``z`` in {0, [r > 0]} and extra steps
-    up ``p`` and down ``m`` in {0, ..., L} (``L = max_steps``), all integer, subject to
-    ``A R = b``. Minimise ``W sum (p + m) + sum [(B - 2r) z + B (p + m)] + sum r`` with
-    ``W = n B (L + 1) + 1``, more than any total deviation, so that the extra steps are
-    minimised first and the total absolute deviation second. The second sum is the total
-    absolute deviation ``sum |R - x|`` whenever at most one of ``z``, ``p``, ``m`` moves a
-    cell off its canonical form (``y = q - m`` or ``y = q + 1 + p``); every other
-    combination reaches the same ``R`` at a higher cost, so an optimum never uses it.
-    """
-    if not (isinstance(max_steps, int) and max_steps >= 1):
-        raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
-    n = len(q)
-    lo, hi = q, q + (r > 0)
-    weight = n * base * (max_steps + 1) + 1.0
-    step_cost = np.full(n, weight + base)
-    A = sp.hstack([table.A, table.A, -table.A]).tocsr()
-    rhs = table.b / base - table.A @ q
-    problem = LinearProgram(
-        c=np.concatenate([base - 2 * r, step_cost, step_cost]), A=A, row_lower=rhs,
-        row_upper=rhs, col_lower=np.zeros(3 * n),
-        col_upper=np.concatenate([hi - lo, np.full(2 * n, float(max_steps))]),
-        integrality=np.ones(3 * n, dtype=bool), offset=float(r.sum()))
-    result = solve(problem, solver, time_limit=time_limit, mip_gap=mip_gap)
-    if not result.has_solution:
-        raise SolverError(
-            f"no zero-restricted controlled rounding exists, and the search for an additive "
-            f"alternative within {max_steps} extra multiples of the base per cell ended with "
-            f"status {result.status!r} ({result.message}); raise max_steps or time_limit")
-    z, up, down = np.round(result.x).reshape(3, n)
-    y = q + z + up - down
-    steps = np.maximum(0, np.maximum(y - hi, lo - y)).astype(int)
-    status = "relaxed" if result.optimal else "relaxed-feasible"
+def _relaxed(table: Table, base: int, q: np.ndarray, r: np.ndarray, solver: str,
+             time_limit: float | None, mip_gap: float | None, max_steps: int,
+             note: str) -> ControlledOutcome:
+    """The closest additive rounding (:mod:`tabsdc.rounding.closest`) as an outcome."""
+    closest = closest_additive_rounding(table, base, q, r, solver=solver,
+                                        time_limit=time_limit, mip_gap=mip_gap,
+                                        max_steps=max_steps)
+    steps = closest.steps
+    total = int(steps.sum())
+    if total == 0:   # the exact MILP was stopped undecided; the alternative is exact
+        found = closest.deviation or closest.stepping
+        return ControlledOutcome(base * closest.multiples, True,
+                                 "optimal" if closest.proven else "feasible", "milp", found,
+                                 steps, note + "; a controlled rounding was found by the "
+                                 "search for the closest additive one", steps_bound=0)
+    fewest = ("the fewest (proven)" if closest.steps_proven
+              else f"at least {closest.steps_bound} needed (proven)")
+    deviation = closest.deviation
+    if deviation is None:
+        shown = closest.stepping
+        detail = "the deviation phase found nothing in its time (solver objective = extra steps)"
+    else:
+        shown = deviation
+        detail = "solver objective = total |deviation| among roundings with that many steps"
     return ControlledOutcome(
-        base * y, False, status, "milp (relaxed)", result, steps,
+        base * closest.multiples, False, "relaxed" if closest.proven else "relaxed-feasible",
+        "milp (relaxed)", shown, steps,
         note + f"; closest additive alternative: {int((steps > 0).sum())} cell(s) moved "
-        f"{int(steps.sum())} extra multiple(s) of the base beyond their adjacent values "
-        f"(solver objective = {weight:g} x extra steps + total |deviation|)")
+        f"{total} extra multiple(s) of the base beyond their adjacent values ({fewest}); "
+        + detail, steps_bound=closest.steps_bound)
 
 
 def unbiased_controlled_rounding(

@@ -63,6 +63,9 @@ class RoundingResult:
         The seed given (None: fresh entropy or a deterministic method).
     note : str
         How the method was applied.
+    steps_bound : int or None
+        Closest additive alternative: the proven lower bound on the fewest extra steps
+        (``steps.sum()`` when they are proven fewest); None otherwise.
     """
 
     original: Table
@@ -81,6 +84,7 @@ class RoundingResult:
     audit: RoundingAudit | None
     seed: object = None
     note: str = ""
+    steps_bound: int | None = None
 
     # -- key figures ---------------------------------------------------------------------------
     @property
@@ -119,6 +123,8 @@ class RoundingResult:
             metrics["controlled rounding exists"] = self.exists
         if not self.adjacent:
             metrics["cells beyond adjacency"] = int(np.count_nonzero(self.steps))
+            metrics["extra steps"] = int(self.steps.sum())
+            metrics["extra steps, proven lower bound"] = self.steps_bound
         if self.solve is not None:
             metrics.update({"objective": self.solve.objective, "bound": self.solve.bound,
                             "gap": self.solve.gap, "solve time [s]": round(self.solve.time, 3)})
@@ -167,6 +173,7 @@ class RoundingResult:
                                "gap": self.solve.gap, "seconds": self.solve.time}
         if not self.adjacent:
             moved = np.flatnonzero(self.steps)
+            result["steps_bound"] = self.steps_bound
             result["non_adjacent_cells"] = [
                 {"cell": label, "value": float(self.original.values[k]),
                  "rounded": float(self.rounded[k]), "deviation": float(self.deviations[k]),

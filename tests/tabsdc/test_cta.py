@@ -111,10 +111,12 @@ def sensitive_tables(draw, max_sensitive: int = 3):
 # -- an independent solver: every direction enumerated, each an LP ------------------------------
 
 
-def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = None
+def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = None,
+                 candidates: list[tuple[bool, ...]] | None = None
                  ) -> tuple[float, tuple[bool, ...]]:
-    """min over all directions of the L1 LP in ``(p, q)``, built here from the table alone
-    (default bounds: 0 <= a + y; sensitive moves at most the sum of all levels)."""
+    """min over all directions (or over ``candidates``) of the L1 LP in ``(p, q)``, built
+    here from the table alone (default bounds: 0 <= a + y; sensitive moves at most the sum
+    of all levels)."""
     a = table.values
     n = table.n_cells
     cells = table.cells
@@ -126,7 +128,9 @@ def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = N
     keep = (status == "z") | (np.zeros(n, bool) if fixed is None else fixed)
     A = table.A.toarray()
     best = (np.inf, ())
-    for directions in itertools.product([True, False], repeat=len(sensitive)):
+    if candidates is None:
+        candidates = itertools.product([True, False], repeat=len(sensitive))
+    for directions in candidates:
         p_bounds = [(0.0, 0.0 if keep[j] else None) for j in range(n)]
         q_bounds = [(0.0, 0.0 if keep[j] else a[j]) for j in range(n)]
         for k, (i, up) in enumerate(zip(sensitive, directions, strict=True)):
@@ -148,6 +152,16 @@ def enumerate_l1(table: Table, weights: np.ndarray, fixed: np.ndarray | None = N
 # -- L1 CTA ------------------------------------------------------------------------------------
 
 
+def random_marked_grid(seed: int, weights: str) -> tuple[Table, np.ndarray]:
+    """A 3 x 4 grid of values 1..29 with 4 sensitive interior cells (levels 40 %) and its
+    weights (values >= 1: inverse weights are ``1 / value``)."""
+    rng = np.random.default_rng(seed)
+    table = grid(rng.integers(1, 30, (3, 4)).astype(float))
+    interior = np.flatnonzero(~table.total_cells)
+    table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
+    return table, np.ones(table.n_cells) if weights == "unit" else 1 / table.values
+
+
 def test_slide_27_solution_verifies_and_milp_beats_it():
     table, published = slide_table()
     check = verify_adjustment(table, published)
@@ -164,12 +178,22 @@ def test_slide_27_solution_verifies_and_milp_beats_it():
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("weights", ["unit", "inverse"])
+def test_fixed_directions_is_the_lp_of_its_directions_with_a_valid_bound(seed, weights):
+    table, w = random_marked_grid(seed, weights)
+    best, _ = enumerate_l1(table, w)
+    result = adjust(table, "fixed-directions", weights, seed=0)
+    assert result.verification.passed
+    own, _ = enumerate_l1(table, w, candidates=[tuple(result.up)])
+    assert result.objective == pytest.approx(own, rel=1e-7)
+    assert result.objective >= best * (1 - 1e-9)
+    assert result.bound is not None and result.bound <= best * (1 + 1e-9)
+    assert result.details["trials"] == 0 and "milp_bound" not in result.details
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("weights", ["unit", "inverse"])
 def test_milp_equals_enumeration_of_directions(seed, weights):
-    rng = np.random.default_rng(seed)
-    table = grid(rng.integers(1, 30, (3, 4)).astype(float))
-    interior = np.flatnonzero(~table.total_cells)
-    table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
-    w = np.ones(table.n_cells) if weights == "unit" else 1 / np.maximum(table.values, 1)
+    table, w = random_marked_grid(seed, weights)
     best, directions = enumerate_l1(table, w)
     result = adjust(table, "milp", weights)
     assert result.status == "optimal" and result.verification.passed
@@ -222,7 +246,10 @@ def test_weights_jj_user_and_errors():
         adjust(table, "milp", fixed=np.arange(table.n_cells) == 4)
     stuck = table.with_columns(lpl=np.where(np.arange(9) == 4, 50.0, 0.0),
                                ub=table.values)
-    with pytest.raises(InputError, match="cannot be protected"):
+    upl = stuck.cells["upl"].to_numpy()[4]
+    closest = "upl to 0" if upl <= 50.0 - table.values[4] else f"lpl to {table.values[4]:g}"
+    with pytest.raises(InputError, match=f"cannot be protected.*closest protectable levels: "
+                                         f"lower {closest} "):
         adjust(stuck, "milp")
 
 
@@ -428,3 +455,15 @@ def test_sparse_relations_of_a_large_grid_stay_sparse():
     assert result.verification.passed
     assert 0 <= result.gap < 0.05
     assert sp.issparse(table.A)
+
+
+def test_conflicting_rounded_directions_are_repaired_by_one_upward_lp():
+    """Total 15 = sensitive part 10 + fixed part 5: the cheaper own moves (total up by 1,
+    part down by 1) contradict each other; every cell upward is one LP and optimal here."""
+    cells = pd.DataFrame({"value": [15.0, 10.0, 5.0], "status": ["u", "u", "z"],
+                          "lpl": [4.0, 1.0, 0.0], "upl": [1.0, 4.0, 0.0]})
+    table = Table(cells, [[-1, 1, 1]], [0])
+    result = adjust(table, "fixed-directions", "unit", seed=0)
+    assert "repaired by every cell upward" in result.message
+    assert result.objective == pytest.approx(enumerate_l1(table, np.ones(3))[0]) == 8.0
+    assert result.verification.passed and result.up.tolist() == [True, True]
