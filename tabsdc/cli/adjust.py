@@ -1,6 +1,6 @@
 """``tabsdc adjust`` (controlled tabular adjustment) and the CTA part of ``tabsdc demo``.
 
-``tabsdc adjust INPUT.jj [--method M] [--weights unit|inverse|jj] [--preserve mean,variance]
+``tabsdc adjust INPUT.jj [--method M] [--cost unit|inverse|cost] [--preserve mean,variance]
 [--time-limit S] [--out OUT.jj] [--json OUT.json] [--html OUT.html]`` adjusts the sensitive
 cells (status ``u``, protection levels ``lpl``/``upl``) of a JJ table with
 :func:`tabsdc.cta.adjust`, prints the result's summary and writes the adjusted table, its JSON
@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
 from pathlib import Path
 
 from sdcreport import Report, Section
 from tabsdc.cli.io import input_file, write_outputs
 from tabsdc.cli.options import Commands, add_command, add_output_options, add_time_limit_option
-from tabsdc.cta import METHODS, WEIGHTS, AdjustmentResult, adjust
+from tabsdc.cta import COSTS, METHODS, AdjustmentResult, adjust
 from tabsdc.table import Table
 
 __all__ = ["add_adjust_command", "run_adjust", "adjustment_demo_sections", "DEMO_TIME_LIMIT",
@@ -42,7 +43,7 @@ def add_adjust_command(commands: Commands) -> None:
     >>> parser = argparse.ArgumentParser(prog="tabsdc")
     >>> add_adjust_command(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["adjust", "t.jj", "--method", "l2", "--out", "o.jj"])
-    >>> args.method, args.weights, args.run is run_adjust
+    >>> args.method, args.cost, args.run is run_adjust
     ('l2', 'inverse', True)
     """
     defaults = inspect.signature(adjust).parameters
@@ -52,9 +53,11 @@ def add_adjust_command(commands: Commands) -> None:
     parser.add_argument("--method", default=defaults["method"].default, choices=METHODS,
                         help="milp (exact L1), heuristic (large tables), l2 (least squares "
                         "QP), mdi (MDI-CTA); default %(default)s")
-    parser.add_argument("--weights", default="inverse", choices=WEIGHTS,
+    parser.add_argument("--cost", default=defaults["cost"].default, choices=COSTS,
                         help="cost per unit of change: unit, inverse (1/value, the default) "
-                        "or the JJ weight column")
+                        "or the table's cost column (JJ's weight field)")
+    parser.add_argument("--weights", dest="deprecated_weights", choices=[*COSTS, "jj"],
+                        help=argparse.SUPPRESS)
     parser.add_argument("--preserve", default=None,
                         help="statistics of the interior cells to keep, e.g. mean,variance "
                         "(or correlation)")
@@ -75,10 +78,19 @@ def add_adjust_command(commands: Commands) -> None:
     parser.set_defaults(run=run_adjust)
 
 
+def _cost(args: argparse.Namespace) -> str:
+    """``--cost``, or the deprecated ``--weights`` (said on standard error)."""
+    if args.deprecated_weights is None:
+        return args.cost
+    print("tabsdc adjust: --weights is deprecated and will be removed in the next release; "
+          "use --cost", file=sys.stderr)
+    return "cost" if args.deprecated_weights == "jj" else args.deprecated_weights
+
+
 def run_adjust(args: argparse.Namespace) -> int:
     """Run ``tabsdc adjust``; exit status 0 when every check of the result passes, else 1."""
     table = Table.from_jj(input_file(args.input))
-    result = adjust(table, args.method, args.weights, preserve=args.preserve,
+    result = adjust(table, args.method, _cost(args), preserve=args.preserve,
                     min_correlation=args.min_correlation,
                     relative_capacity=args.relative_capacity, fix_totals=args.fix_totals,
                     time_limit=args.time_limit, seed=args.seed, alpha=args.alpha)

@@ -23,7 +23,7 @@ solution is reported ``"optimal"`` only when its lower bound proves it.
 
 from tabsdc.cta.api import METHODS, adjust, adjust_multivariate
 from tabsdc.cta.constraints import PRESERVABLE
-from tabsdc.cta.problem import WEIGHTS
+from tabsdc.cta.problem import COSTS, WEIGHTS
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.verify import Verification, verify_adjustment
 
@@ -35,6 +35,7 @@ __all__ = [
     "Verification",
     "verify_adjustment",
     "METHODS",
+    "COSTS",
     "WEIGHTS",
     "PRESERVABLE",
 ]

@@ -12,6 +12,7 @@ checks it independently (:mod:`tabsdc.cta.verify`).
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ from tabsdc.cta.solution import CTASolution
 from tabsdc.errors import InputError
 from tabsdc.table import Table
 from tabsdc.tableset import accepts_table_set
+from tabsdc.validation import validate_table
 
 __all__ = ["adjust", "adjust_multivariate", "METHODS"]
 
@@ -118,7 +120,7 @@ def _result(table: Table, problem: CTAProblem, y: np.ndarray, up: np.ndarray,
 def adjust(
     table: Table,
     method: str = "milp",
-    weights: str | Sequence[float] | np.ndarray = "inverse",
+    cost: str | Sequence[float] | np.ndarray = "inverse",
     *,
     preserve: str | Sequence[str] | None = None,
     groups: object = None,
@@ -134,6 +136,7 @@ def adjust(
     seed: int | np.random.Generator | None = None,
     margins: object = None,
     alpha: float = 0.05,
+    weights: str | Sequence[float] | np.ndarray | None = None,
 ) -> AdjustmentResult:
     """Protect the sensitive cells of ``table`` by controlled tabular adjustment.
 
@@ -147,8 +150,10 @@ def adjust(
         tables of a million cells; ``"fixed-directions"`` reads the protection directions
         from the LP relaxation and solves one LP for them (the heuristic without its search
         and MILP phase: an answer in seconds, with its certified gap).
-    weights : {"unit", "inverse", "jj"} or array-like
-        Cost per unit of change of each cell (:func:`tabsdc.cta.problem.cell_weights`);
+    cost : {"unit", "inverse", "cost"} or array-like
+        Cost per unit of change of each cell (:func:`tabsdc.cta.problem.cell_weights`;
+        ``"cost"``: the table's ``cost`` column; ``weights=`` is its former name, kept for
+        one release with a deprecation warning);
         ``"inverse"`` (``1 / |a|``, relative change; zero cells weigh as the smallest
         non-zero one) is the usual choice. Not used
         by ``"mdi"``.
@@ -219,6 +224,8 @@ def adjust(
     >>> result.adjusted.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
     [[8.0, 7.0], [9.0, 6.0]]
     """
+    cost = _renamed_cost(cost, weights)
+    validate_table(table)
     _check_method(method, METHODS)
     if method == "mdi":
         from tabsdc.mdi import mdi_cta  # tabsdc.mdi imports tabsdc.cta
@@ -243,11 +250,24 @@ def adjust(
               "sensitive_capacity": sensitive_capacity, "fixed": fixed,
               "fix_totals": fix_totals}
     resolved = resolve_groups(table, groups)
-    problem = _problem(table, weights, wanted, resolved, min_correlation, limits)
+    problem = _problem(table, cost, wanted, resolved, min_correlation, limits)
     solution = _solve(problem, method, directions=directions, time_limit=time_limit,
                       mip_gap=mip_gap, seed=seed)
     return _result(table, problem, solution.y, solution.up, solution, method=method,
                    seconds=time.perf_counter() - start, groups=resolved, limits=limits)
+
+
+def _renamed_cost(cost: object, weights: object) -> object:
+    """``weights=`` and the choice ``"jj"`` are the former names of ``cost=`` and ``"cost"``."""
+    if weights is not None:
+        warnings.warn("adjust(weights=...) is now adjust(cost=...)", DeprecationWarning,
+                      stacklevel=3)
+        cost = weights
+    if isinstance(cost, str) and cost == "jj":
+        warnings.warn("the cost 'jj' is now called 'cost' (the table's cost column)",
+                      DeprecationWarning, stacklevel=3)
+        cost = "cost"
+    return cost
 
 
 def _same_structure(tables: Sequence[Table]) -> None:
@@ -264,7 +284,7 @@ def _same_structure(tables: Sequence[Table]) -> None:
 def adjust_multivariate(
     tables: Sequence[Table],
     method: str = "heuristic",
-    weights: str | Sequence[float] | np.ndarray = "inverse",
+    cost: str | Sequence[float] | np.ndarray = "inverse",
     *,
     preserve: str | Sequence[str] | None = ("mean", "variance", "covariance"),
     groups: object = None,
@@ -272,6 +292,7 @@ def adjust_multivariate(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     seed: int | np.random.Generator | None = None,
+    weights: str | Sequence[float] | np.ndarray | None = None,
     **limits: Any,
 ) -> MultivariateAdjustmentResult:
     """Adjust several tables of the same structure together (multivariate CTA).
@@ -311,13 +332,16 @@ def adjust_multivariate(
     >>> result.passed, round(float(c.before), 3), round(float(c.after - c.second_order), 3)
     (True, 170.0, 170.0)
     """
+    cost = _renamed_cost(cost, weights)
     _check_method(method, JOINT_METHODS)
     _check_limits(limits)
     _same_structure(tables)
+    for table in tables:
+        validate_table(table)
     start = time.perf_counter()
     wanted = parse_preserve(preserve)
     resolved = resolve_groups(tables[0], groups)
-    problems = [_problem(t, weights, wanted, resolved, min_correlation, limits)
+    problems = [_problem(t, cost, wanted, resolved, min_correlation, limits)
                 for t in tables]
     joint = CTAProblem.stack(problems)
     offsets = np.cumsum([0, *(p.n for p in problems)])

@@ -40,11 +40,15 @@ __all__ = [
     "sensitive_mask",
     "fixed_cells",
     "smallest_magnitude",
+    "COSTS",
     "WEIGHTS",
 ]
 
 #: Named weightings of the L1 objective ``sum w_i |y_i|``.
-WEIGHTS = ("unit", "inverse", "jj")
+COSTS = ("unit", "inverse", "cost")
+
+#: The former name of :data:`COSTS` (with ``"jj"`` for ``"cost"``), kept for one release.
+WEIGHTS = COSTS
 
 
 @dataclass(frozen=True)
@@ -233,15 +237,15 @@ def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> n
     Parameters
     ----------
     table : Table
-    weights : {"unit", "inverse", "jj"} or array-like of shape (n,)
+    weights : {"unit", "inverse", "cost"} or array-like of shape (n,)
         ``"unit"``: 1; ``"inverse"``: ``1 / max(|a_i|, a_min)`` with ``a_min`` the smallest
         non-zero ``|a|`` of the table (relative changes; the floor keeps zero cells finite
         and, being in the table's own units, makes the weights - and the optimal
         adjustment - independent of the unit of the values: a table in euros and the same
         table in thousands of euros are adjusted alike. On count tables holding a 1 it is
         the ``1 / max(a_i, 1)`` of Castro's CTA instances, whose quadratic terms are
-        ``2 / max(a_i, 1)``); ``"jj"``: the table's ``weight`` column; or one non-negative
-        number per cell.
+        ``2 / max(a_i, 1)``); ``"cost"``: the table's ``cost`` column (JJ's weight field;
+        ``"jj"`` is its former name); or one non-negative number per cell.
 
     Returns
     -------
@@ -259,10 +263,11 @@ def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> n
             return np.ones(table.n_cells)
         if weights == "inverse":
             return 1.0 / np.maximum(np.abs(a), smallest_magnitude(a))
-        if weights == "jj":
-            w = table.cells["weight"].to_numpy(dtype=float)
+        if weights in ("cost", "jj"):
+            w = table.cells["cost"].to_numpy(dtype=float)
         else:
-            raise InputError(f"weights must be one of {WEIGHTS} or an array, got {weights!r}")
+            raise InputError(f"cost must be one of {', '.join(COSTS)} or an array, got "
+                             f"{weights!r}")
     else:
         w = np.asarray(weights, dtype=float)
         if w.shape != (table.n_cells,):

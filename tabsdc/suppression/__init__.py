@@ -28,14 +28,15 @@ Every result is checked by :func:`tabsdc.audit.audit` and carries that audit.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from tabsdc.audit import audit
-from tabsdc.audit.verify import HIDDEN_STATUSES
 from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline
 from tabsdc.suppression.attacker import Attacker, requirements
@@ -55,8 +56,9 @@ from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
 from tabsdc.suppression.singletons import protect_singletons, singleton_rows
-from tabsdc.table import Table
+from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import accepts_table_set
+from tabsdc.validation import in_working_units, validate_table, working_unit
 
 __all__ = ["suppress", "choose_method", "SuppressionResult", "METHODS"]
 
@@ -180,7 +182,13 @@ def suppress(
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    validate_table(table)
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    # solved in the table's working unit and with costs of ordinary size, so that tables of
+    # 1e-9 and of 1e12 get the pattern the same table gets in ordinary units
+    original, (table, _) = table, in_working_units(table)
+    reported_cost = cell_costs(original, _current_cost_name(cost))
+    cost_unit = working_unit(reported_cost)
     reason = ""
     if method == "auto":
         method, reason = choose_method(table)
@@ -193,7 +201,7 @@ def suppress(
     fixed_off = (status == "z") & ~fixed_on
     if not suppress_totals:
         fixed_off |= table.total_cells & ~fixed_on
-    c = cell_costs(table, cost)
+    c = reported_cost / cost_unit
     down, up = _capacities(table, prior, q)
     lpl, upl = cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float)
     reqs = requirements(primary, lpl, upl)
@@ -218,17 +226,29 @@ def suppress(
         pattern, stats = _routed_pattern(table, method, reqs, attacker, router, c, fixed_on,
                                          fixed_off, labels, extra, deadline, progress,
                                          (prior, q), (n_jobs, client), (down, up))
+    stats = replace(stats, objective=stats.objective * cost_unit,
+                    bound=stats.bound * cost_unit)
     if pattern is None:
         return SuppressionResult(
-            table=table, method=method, cost=c, secondary=pd.Series(False, index=cells.index),
-            stats=stats, audit=None, seconds=deadline.elapsed(), reason=reason)
+            table=original, method=method, cost=reported_cost,
+            secondary=pd.Series(False, index=cells.index), stats=stats, audit=None,
+            seconds=deadline.elapsed(), reason=reason)
     new_status = np.where(pattern & ~fixed_on, "m", status)
-    protected = table.with_columns(status=new_status)
+    protected = original.with_columns(status=new_status)
     verdict = audit(protected, prior=prior, q=q)
     return SuppressionResult(
-        table=protected, method=method, cost=c, secondary=pd.Series(
+        table=protected, method=method, cost=reported_cost, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
         seconds=deadline.elapsed(), reason=reason)
+
+
+def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:
+    """``"weight"``, the former name of the cell column ``"cost"``, kept for one release."""
+    if isinstance(cost, str) and cost == "weight":
+        warnings.warn("the cost column 'weight' is now called 'cost': use cost='cost'",
+                      DeprecationWarning, stacklevel=3)
+        return "cost"
+    return cost
 
 
 def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,

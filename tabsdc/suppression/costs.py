@@ -1,4 +1,4 @@
-"""Suppression costs per cell: value, count, Berg entropy or user weights."""
+"""Suppression costs per cell: value, count, Berg entropy or a cost column."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def cell_costs(table: Table, cost: str | np.ndarray) -> np.ndarray:
 
     ``"value"``: ``|a|`` (total value suppressed); ``"count"``: 1 (number of cells);
     ``"entropy"``: Berg entropy ``log(1 + |a|)``; a column name of ``table.cells`` (e.g.
-    ``"weight"``, the JJ cost); or an array with one non-negative number per cell.
+    ``"cost"``, the JJ weight field); or an array with one non-negative number per cell.
     """
     values = np.abs(table.values)
     if isinstance(cost, str):

@@ -26,11 +26,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from tabsdc.audit.verify import HIDDEN_STATUSES
 from tabsdc.errors import InputError
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.structure import CellIndexer
-from tabsdc.table import Table
+from tabsdc.table import HIDDEN_STATUSES, Table
 
 __all__ = ["subtables", "modular_pattern", "cell_coordinates"]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from tabsdc.audit.verify import HIDDEN_STATUSES
+from tabsdc.table import HIDDEN_STATUSES
 
 if TYPE_CHECKING:
     from sdcreport import Section

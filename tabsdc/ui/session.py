@@ -225,7 +225,7 @@ class Session:
             elif method == "cta":
                 arguments = {"table": self._ruled(), "method": spec.get("algorithm",
                                                                         "heuristic"),
-                             "weights": "inverse", "time_limit": time_limit,
+                             "cost": "inverse", "time_limit": time_limit,
                              "seed": _integer(spec.get("seed"))}
             else:
                 raise InputError(f"unknown protection {method!r}; choose suppression, "

@@ -351,11 +351,7 @@ CASES: list[Case] = [
          "invalid choice: 'simplex'"),
     Case("adjust-non-additive", "CTA of a table whose total is not the sum of its parts",
          ("tabsdc", "adjust", "{dir}/t.jj", *_TABSDC_OUT), "relation 0",
-         {"t.jj": _jj_with(3, "0 9 1 s 0 10 0 0 0")},
-         xfail="tabsdc.cta.adjust does not run the shared validation "
-               "(tabsdc.validation.validate_table): it adjusts a table whose relation does "
-               "not hold, writes the result and exits 1 (a failed check) instead of 2; the "
-               "fix belongs in tabsdc/cta"),
+         {"t.jj": _jj_with(3, "0 9 1 s 0 10 0 0 0")}),
     Case("adjust-out-is-input", "adjust --out on the input JJ file",
          ("tabsdc", "adjust", "{dir}/t.jj", "--out", "{dir}/t.jj"), "is an input file"),
     Case("round-csv-no-value", "CSV of cells to round without a value column",

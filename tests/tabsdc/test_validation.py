@@ -10,6 +10,7 @@ from tabsdc import AdditivityError, InputError, Table
 from tabsdc.audit import audit
 from tabsdc.cli import main
 from tabsdc.io.jj import parse_jj
+from tabsdc.suppression import suppress
 from tabsdc.validation import in_working_units, validate_table, working_unit
 
 #: The tau-ARGUS manual's audit example (12 cells, 4 primaries); its intervals are known:
@@ -148,3 +149,30 @@ def test_audit_verdicts_do_not_change_when_a_table_is_scaled(values, hidden, k):
                                rtol=1e-7, atol=1e-7)
     np.testing.assert_allclose(big.frame["upper"] / 10.0**k, plain.frame["upper"],
                                rtol=1e-7, atol=1e-7)
+
+
+@given(
+    values=st.lists(st.integers(1, 60), min_size=9, max_size=9),
+    primary=st.sets(st.integers(0, 8), min_size=1, max_size=3),
+    k=st.integers(-6, 9),
+    method=st.sampled_from(["optimal", "heuristic"]),
+)
+def test_suppression_pattern_does_not_change_when_a_table_is_scaled(values, primary, k, method):
+    """A random 3x3 table (with totals), some interior cells primary with 10 % levels:
+    scaled by 10**k, the same cells are suppressed, the audit gives the same verdicts and
+    the reported cost scales by 10**k."""
+    rows, cols = np.divmod(np.arange(9), 3)
+    cells = pd.DataFrame({"r": rows.astype(str), "c": cols.astype(str),
+                          "value": np.array(values, float)})
+    base = Table.from_aggregated(cells, ["r", "c"])
+    interior = np.flatnonzero(~base.total_cells)
+    status = np.full(base.n_cells, "s", dtype=object)
+    status[interior[sorted(primary)]] = "u"
+    levels = np.where(status == "u", 0.1 * base.values, 0.0)
+    base = base.with_columns(status=status, lpl=levels, upl=levels)
+    plain, big = (suppress(t, method) for t in (base, scaled(base, 10.0**k)))
+    pd.testing.assert_series_equal(plain.table.cells["status"], big.table.cells["status"])
+    assert plain.audit.passed and big.audit.passed
+    pd.testing.assert_series_equal(plain.audit.frame["protected"], big.audit.frame["protected"])
+    np.testing.assert_allclose(big.totals()["suppressed value"] / 10.0**k,
+                               plain.totals()["suppressed value"], rtol=1e-9)

@@ -32,10 +32,9 @@ import numpy as np
 import pandas as pd
 
 from tabsdc.audit import audit
-from tabsdc.audit.verify import HIDDEN_STATUSES
 from tabsdc.errors import InputError
 from tabsdc.io.argus.tab import format_numbers, write_tab
-from tabsdc.table import Table
+from tabsdc.table import HIDDEN_STATUSES, Table
 
 __all__ = ["WriteOptions", "parse_write_options", "write_output", "STATUS_NUMBERS",
            "OUTPUT_TYPES"]
