@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.numbers import format_numbers
 from sdcreport.report import jsonable
 from tabsdc.cta.constraints import resolve_groups
 from tabsdc.cta.problem import QuadraticLimit
@@ -201,8 +202,10 @@ class AdjustmentResult:
                          f"{d['alpha']:g}); stopped: {d['stop']}")
         lines += [f"  {line}" for line in self.verification.lines()]
         for name, row in self.statistics.head(5).iterrows():
-            lines.append(f"  {name}: mean {row.mean_before:.6g} -> {row.mean_after:.6g}, "
-                         f"variance {row.variance_before:.6g} -> {row.variance_after:.6g}, "
+            mean, variance = (format_numbers([before, after]) for before, after in (
+                (row.mean_before, row.mean_after), (row.variance_before, row.variance_after)))
+            lines.append(f"  {name}: mean {mean[0]} -> {mean[1]}, "
+                         f"variance {variance[0]} -> {variance[1]}, "
                          f"correlation {row.correlation:.6f}")
         lines.append("  verdict: " + ("all checks passed" if self.verification.passed
                                       else "CHECKS FAILED"))

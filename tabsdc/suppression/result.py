@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sdcreport.numbers import format_number
 from tabsdc.table import HIDDEN_STATUSES
 
 if TYPE_CHECKING:
@@ -92,12 +93,13 @@ class SuppressionResult:
                 if s.status == "no pattern" else "the best protecting pattern found so far"))
         if s.status == "no pattern":
             return "\n".join(lines)
-        lines += [f"  {k}: {v:.6g}" for k, v in totals.items()]
+        lines += [f"  {k}: {format_number(v)}" for k, v in totals.items()]
         if self.method != "optimal":
             lines.append("  gap: unknown (the method computes no lower bound; not proven "
                          "optimal)")
         if self.method == "optimal":
-            lines.append(f"  bound {s.bound:.6g}, gap {100 * s.gap:.4g} %, rounds {s.rounds}, "
+            lines.append(f"  bound {format_number(s.bound)}, gap {100 * s.gap:.4g} %, "
+                         f"rounds {s.rounds}, "
                          f"cuts {s.cuts} (+{s.seed_rows} seed rows), "
                          f"attacker LPs {s.attacker_solves}")
         lines.append("  audit: " + ("every primary cell protected" if self.protected

@@ -40,3 +40,20 @@ def test_a_column_shows_one_number_of_decimals_and_reads_back_close(values):
     back = np.array([float(s.replace(",", "")) for s in shown])
     # three significant digits of the largest value: error at most half a unit of the last
     assert np.all(np.abs(back - np.array(values)) <= max(largest, 1e-4) * 5e-3 + 1e-12)
+
+
+def test_suppression_summary_shows_values_with_separators():
+    from tabsdc import Table
+    from tabsdc.suppression import suppress
+
+    rows, cols = np.divmod(np.arange(9), 3)
+    cells = pd.DataFrame({"r": rows.astype(str), "c": cols.astype(str),
+                          "value": 1_000_003.0 * np.arange(1, 10)})
+    table = Table.from_aggregated(cells, ["r", "c"])
+    status = np.full(table.n_cells, "s", dtype=object)
+    status[table.cells.index.get_loc(("0", "0"))] = "u"
+    levels = np.where(status == "u", 1e5, 0.0)
+    summary = suppress(table.with_columns(status=status, lpl=levels, upl=levels),
+                       "optimal").summary()
+    assert "e+0" not in summary
+    assert "suppressed value: 12,000,036" in summary
