@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from numbers import Real
 from time import perf_counter
 
-__all__ = ["Deadline", "ProgressReporter", "Progress", "format_seconds"]
+__all__ = ["Deadline", "ProgressReporter", "Progress", "format_seconds", "validate_time_limit"]
 
 #: The toolkit's progress signature: one line of text per call.
 Progress = Callable[[str], None]
@@ -58,11 +59,7 @@ class Deadline:
     """
 
     def __init__(self, seconds: float | None, *, clock: Callable[[], float] = perf_counter):
-        if seconds is not None and not seconds > 0:
-            from tabsdc.errors import InputError
-
-            raise InputError(f"time_limit must be a positive number of seconds, got {seconds}")
-        self.seconds = math.inf if seconds is None else float(seconds)
+        self.seconds = math.inf if seconds is None else validate_time_limit(seconds)
         self._clock = clock
         self.start = clock()
         #: Set by the code that stopped early because of this deadline.
@@ -102,6 +99,31 @@ class Deadline:
         part = Deadline(None, clock=self._clock)
         part.seconds = self.remaining() * fraction if self.limited else math.inf
         return part
+
+
+def validate_time_limit(seconds: object) -> float | None:
+    """The toolkit's one check of ``time_limit``: None (no limit) or a number of seconds > 0.
+
+    Raises
+    ------
+    InputError
+        Anything else (``-1``, ``0``, ``"5"``, ``nan``, ``True``), with one wording for every
+        entry point.
+
+    Examples
+    --------
+    >>> validate_time_limit(30), validate_time_limit(None)
+    (30.0, None)
+    """
+    if seconds is None:
+        return None
+    number = isinstance(seconds, Real) and not isinstance(seconds, bool)
+    if not number or not seconds > 0 or math.isnan(seconds):
+        from tabsdc.errors import InputError
+
+        raise InputError(f"time_limit must be a positive number of seconds (or None for no "
+                         f"limit), got {seconds!r}")
+    return float(seconds)
 
 
 def format_seconds(seconds: float) -> str:

@@ -44,11 +44,26 @@ def pq_attack_result():
                               check.frame["upper"].to_numpy())
 
 
+def suppression_result():
+    from tabsdc.suppression import suppress
+
+    return suppress(rules_result().table, "optimal")
+
+
+def rounding_result():
+    from tabsdc.rounding import round_table
+
+    table = small_table()
+    return round_table(table.with_columns(value=table.cells["freq"].to_numpy(float)), 2)
+
+
 #: (name, builder, is a result on a table, is a check)
 RESULTS = [
     ("RulesResult", rules_result, True, False),
     ("AuditResult", audit_result, True, True),
     ("PQAttackResult", pq_attack_result, False, True),
+    ("SuppressionResult", suppression_result, True, False),
+    ("RoundingResult", rounding_result, True, False),
 ]
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.errors import InputError
-from tabsdc.progress import Progress
+from tabsdc.progress import Progress, validate_time_limit
 from tabsdc.table import HIDDEN_STATUSES
 from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import in_working_units, validate_table
@@ -119,6 +119,7 @@ def audit(
     """
     start = perf_counter()
     validate_table(table)
+    validate_time_limit(time_limit)
     if hidden is None:
         hidden = table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
     hidden = np.asarray(hidden, dtype=bool)

@@ -158,7 +158,7 @@ def run_round(args: argparse.Namespace) -> int:
     """Run ``tabsdc round``; exit status 1 when no controlled rounding exists (the closest
     additive alternative is written instead), else 0."""
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
-    result = round_table(table, args.base, args.method, args.seed,
+    result = round_table(table, args.base, args.method, seed=args.seed,
                          time_limit=args.time_limit, audit=not args.no_audit)
     print(result.summary())
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,

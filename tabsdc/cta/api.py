@@ -34,6 +34,8 @@ from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.scaling import Scaling
 from tabsdc.cta.solution import CTASolution
 from tabsdc.errors import InputError
+from tabsdc.progress import validate_time_limit
+from tabsdc.solver import require_highs
 from tabsdc.table import Table
 from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import validate_table
@@ -136,6 +138,7 @@ def adjust(
     seed: int | np.random.Generator | None = None,
     margins: object = None,
     alpha: float = 0.05,
+    solver: str = "highs",
     weights: str | Sequence[float] | np.ndarray | None = None,
 ) -> AdjustmentResult:
     """Protect the sensitive cells of ``table`` by controlled tabular adjustment.
@@ -186,6 +189,8 @@ def adjust(
     margins, alpha
         ``"mdi"`` only: the margins kept (:func:`tabsdc.mdi.mdi_cta`) and the significance
         level that ends the search.
+    solver : {"highs"}
+        The methods keep HiGHS models between solves (:func:`tabsdc.solver.require_highs`).
 
     Returns
     -------
@@ -226,6 +231,8 @@ def adjust(
     """
     cost = _renamed_cost(cost, weights)
     validate_table(table)
+    validate_time_limit(time_limit)
+    require_highs(solver, "controlled tabular adjustment")
     _check_method(method, METHODS)
     if method == "mdi":
         from tabsdc.mdi import mdi_cta  # tabsdc.mdi imports tabsdc.cta
@@ -333,6 +340,7 @@ def adjust_multivariate(
     (True, 170.0, 170.0)
     """
     cost = _renamed_cost(cost, weights)
+    validate_time_limit(time_limit)
     _check_method(method, JOINT_METHODS)
     _check_limits(limits)
     _same_structure(tables)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 
 from tabsdc.errors import InputError
+from tabsdc.progress import validate_time_limit
 from tabsdc.rounding.audit import audit_rounding
 from tabsdc.rounding.controlled import controlled_rounding, unbiased_controlled_rounding
 from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, check_base
 from tabsdc.rounding.statistics import METHODS, table_statistics
 from tabsdc.table import DEFAULT_TOLERANCE, Table
+from tabsdc.validation import validate_table
 
 __all__ = ["round_table"]
 
@@ -19,8 +23,8 @@ def round_table(
     table: Table,
     base: int,
     method: str = "controlled",
-    seed: int | np.random.Generator | None = None,
     *,
+    seed: int | np.random.Generator | None = None,
     objective: str = "deviation",
     engine: str = "auto",
     solver: str = "highs",
@@ -86,19 +90,20 @@ def round_table(
     base = check_base(base)
     if method not in METHODS:
         raise InputError(f"unknown rounding method {method!r}; choose one of {', '.join(METHODS)}")
+    start = perf_counter()
+    validate_table(table)
+    validate_time_limit(time_limit)
     values = table.values
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise InputError(f"{table.cell_labels(bad[:1])[0]} has a non-finite value")
     if method in RULES:
-        rounded = apply_rule(values, base, method, seed)
+        rounded = apply_rule(values, base, method, seed=seed)
         status, exists, engine, solve, note = "rounded", None, "rule", None, ""
         steps, steps_bound = np.zeros(len(values), dtype=int), None
     else:
         outcome = (controlled_rounding(table, base, objective=objective, engine=engine,
                                        solver=solver, time_limit=time_limit, mip_gap=mip_gap,
                                        max_steps=max_steps)
-                   if method == "controlled" else unbiased_controlled_rounding(table, base, seed))
+                   if method == "controlled"
+                   else unbiased_controlled_rounding(table, base, seed=seed))
         rounded, steps, steps_bound = outcome.rounded, outcome.steps, outcome.steps_bound
         status, exists, engine = outcome.status, outcome.exists, outcome.engine
         solve, note = outcome.solve, outcome.note
@@ -116,4 +121,5 @@ def round_table(
         status=status, exists=exists, engine=engine, deviations=rounded - values,
         additive=additive, max_residual=float(np.abs(residual).max(initial=0.0)), steps=steps,
         solve=solve, statistics=statistics, audit=release,
-        seed=seed if isinstance(seed, int) else None, note=note, steps_bound=steps_bound)
+        seed=seed if isinstance(seed, int) else None, note=note, steps_bound=steps_bound,
+        seconds=perf_counter() - start)

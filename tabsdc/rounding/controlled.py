@@ -303,6 +303,7 @@ def _relaxed(table: Table, base: int, q: np.ndarray, r: np.ndarray, solver: str,
 def unbiased_controlled_rounding(
     table: Table,
     base: int,
+    *,
     seed: int | np.random.Generator | None = None,
 ) -> ControlledOutcome:
     """A random zero-restricted controlled rounding with ``E[R(x)] = x`` for every cell.

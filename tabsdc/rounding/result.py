@@ -63,6 +63,8 @@ class RoundingResult:
         The seed given (None: fresh entropy or a deterministic method).
     note : str
         How the method was applied.
+    seconds : float
+        Time taken, the audit of the release included.
     steps_bound : int or None
         Closest additive alternative: the proven lower bound on the fewest extra steps
         (``steps.sum()`` when they are proven fewest); None otherwise.
@@ -85,6 +87,7 @@ class RoundingResult:
     seed: object = None
     note: str = ""
     steps_bound: int | None = None
+    seconds: float = 0.0
 
     # -- key figures ---------------------------------------------------------------------------
     @property

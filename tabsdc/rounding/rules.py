@@ -151,6 +151,7 @@ def apply_rule(
     values: np.ndarray,
     base: int,
     rule: str,
+    *,
     seed: int | np.random.Generator | None = None,
 ) -> np.ndarray:
     """Round every value independently with one of the four rules.

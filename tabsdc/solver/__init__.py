@@ -8,7 +8,7 @@ matrix with row bounds, column bounds, integrality). :func:`solve` hands it to H
 bounds or adding rows. Every solve returns a :class:`SolveResult`.
 """
 
-from tabsdc.solver.backends import available_solvers, solve
+from tabsdc.solver.backends import available_solvers, require_highs, solve
 from tabsdc.solver.highs import HighsModel
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import STATUSES, LinearProgram, SolveResult
@@ -20,5 +20,6 @@ __all__ = [
     "HighsModel",
     "solve",
     "available_solvers",
+    "require_highs",
     "STATUSES",
 ]

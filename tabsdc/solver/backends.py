@@ -10,7 +10,26 @@ from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 from tabsdc.solver.pulp_backend import PULP_SOLVERS, pulp_solver_class, solve_pulp
 
-__all__ = ["solve", "available_solvers"]
+__all__ = ["solve", "available_solvers", "require_highs"]
+
+
+def require_highs(solver: str, method: str) -> None:
+    """Methods that keep HiGHS models alive between solves (warm starts, added rows) take
+    ``solver="highs"`` only; any other name is refused naming the method.
+
+    Examples
+    --------
+    >>> require_highs("highs", "suppression")
+    >>> try:
+    ...     require_highs("cbc", "suppression")
+    ... except InputError as error:
+    ...     print(str(error)[:70])
+    suppression keeps HiGHS models between solves: solver must be 'highs',
+    """
+    if solver != "highs":
+        raise InputError(f"{method} keeps HiGHS models between solves: solver must be "
+                         f"'highs', not {solver!r} (the audit and the rounding MILPs also "
+                         "take PuLP's solvers)")
 
 
 def available_solvers() -> list[str]:

@@ -39,6 +39,7 @@ import pandas as pd
 from tabsdc.audit import audit
 from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline
+from tabsdc.solver import require_highs
 from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
@@ -117,6 +118,7 @@ def suppress(
     progress: Callable[[str], None] | None = None,
     n_jobs: int | None = 1,
     client: Any = None,
+    solver: str = "highs",
 ) -> SuppressionResult:
     """Choose complementary suppressions protecting every primary cell.
 
@@ -158,6 +160,8 @@ def suppress(
         after its sub-tables); ``-1``: one per core. The pattern does not depend on it.
     client : dask.distributed.Client, optional
         Run that work on a Dask cluster instead (see :mod:`tabsdc.parallel`).
+    solver : {"highs"}
+        The methods keep HiGHS models between solves (:func:`tabsdc.solver.require_highs`).
 
     Returns
     -------
@@ -183,6 +187,7 @@ def suppress(
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     validate_table(table)
+    require_highs(solver, "suppression")
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     # solved in the table's working unit and with costs of ordinary size, so that tables of
     # 1e-9 and of 1e12 get the pattern the same table gets in ordinary units
@@ -232,14 +237,14 @@ def suppress(
         return SuppressionResult(
             table=original, method=method, cost=reported_cost,
             secondary=pd.Series(False, index=cells.index), stats=stats, audit=None,
-            seconds=deadline.elapsed(), reason=reason)
+            seconds=deadline.elapsed(), reason=reason, original=original)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = original.with_columns(status=new_status)
     verdict = audit(protected, prior=prior, q=q)
     return SuppressionResult(
         table=protected, method=method, cost=reported_cost, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
-        seconds=deadline.elapsed(), reason=reason)
+        seconds=deadline.elapsed(), reason=reason, original=original)
 
 
 def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:

@@ -43,6 +43,8 @@ class SuppressionResult:
     seconds : float
     reason : str
         Why ``method="auto"`` chose the method ("" when the method was given).
+    original : Table
+        The table given to :func:`~tabsdc.suppression.suppress`.
     """
 
     table: Table
@@ -53,6 +55,7 @@ class SuppressionResult:
     audit: AuditResult | None
     seconds: float
     reason: str = ""
+    original: Table | None = None
 
     @property
     def status(self) -> str:

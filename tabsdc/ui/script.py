@@ -127,7 +127,7 @@ def _protect_lines(spec: dict[str, Any]) -> list[str]:
                          ".to_numpy(dtype=float))")
         return lines + [
             f"result = round_table(table, {int(spec['base'])}, "
-            f"{spec.get('rule', 'controlled')!r}, {seed!r}, time_limit={time_limit!r})",
+            f"{spec.get('rule', 'controlled')!r}, seed={seed!r}, time_limit={time_limit!r})",
             "print(result.summary())",
             "write_publishable(result.table.with_columns(status='s'), "
             "SOURCE.stem + '_publishable.csv')"]

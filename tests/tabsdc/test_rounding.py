@@ -173,12 +173,12 @@ def test_random_rules_large_sample(rule, base):
        st.sampled_from(RULES), st.integers(0, 2**31))
 def test_rules_are_adjacent_and_zero_restricted(values, base, rule, seed):
     x = np.array(values)
-    rounded = apply_rule(x, base, rule, seed)
+    rounded = apply_rule(x, base, rule, seed=seed)
     q, r = decompose(x, base)
     assert np.all((rounded == base * q) | (rounded == base * (q + 1)))
     assert np.all(np.abs(rounded - x) < base * (1 + 1e-9))
     np.testing.assert_array_equal(rounded[r == 0], base * q[r == 0])
-    np.testing.assert_array_equal(rounded, apply_rule(x, base, rule, seed))
+    np.testing.assert_array_equal(rounded, apply_rule(x, base, rule, seed=seed))
 
 
 def test_decompose_snaps_float_noise_and_negative_values():
@@ -268,7 +268,7 @@ def test_posterior_table_agrees_with_bayes_by_enumeration(base):
 def test_expected_chi_square_matches_seeded_simulation():
     x = np.array([0.0, 1.0, 2.0, 4.0, 6.0, 13.0, 25.0, 31.0])
     for rule in ("fifty-fifty", "unbiased", "modified"):
-        draws = np.array([conditional_chi_square(x, apply_rule(x, 4, rule, seed))
+        draws = np.array([conditional_chi_square(x, apply_rule(x, 4, rule, seed=seed))
                           for seed in range(3000)])
         se = draws.std(ddof=1) / np.sqrt(len(draws))
         assert abs(draws.mean() - expected_chi_square(x, 4, rule)) < 5 * se + 1e-9
@@ -471,7 +471,7 @@ def test_controlled_rounding_of_real_values():
     assert controlled_rounding(table, 2, engine="milp").solve.objective == pytest.approx(
         result.total_abs_deviation)
     for seed in range(20):
-        assert_controlled(table, unbiased_controlled_rounding(table, 2, seed).rounded, 2)
+        assert_controlled(table, unbiased_controlled_rounding(table, 2, seed=seed).rounded, 2)
 
 
 # -- unbiased controlled rounding -------------------------------------------------------------
@@ -479,11 +479,11 @@ def test_controlled_rounding_of_real_values():
 
 @given(st.one_of(grids(), hierarchical_tables()), bases, st.integers(0, 2**31))
 def test_unbiased_controlled_rounding_is_controlled(table, base, seed):
-    outcome = unbiased_controlled_rounding(table, base, seed)
+    outcome = unbiased_controlled_rounding(table, base, seed=seed)
     assert outcome.status == "random"
     assert_controlled(table, outcome.rounded, base)
     np.testing.assert_array_equal(
-        outcome.rounded, unbiased_controlled_rounding(table, base, seed).rounded)
+        outcome.rounded, unbiased_controlled_rounding(table, base, seed=seed).rounded)
 
 
 @pytest.mark.parametrize("hierarchy", [False, True])
@@ -496,7 +496,7 @@ def test_unbiased_controlled_rounding_mean_converges_to_x(hierarchy):
         table = grid(rng.integers(0, 20, (4, 5)))
     base, runs = 5, 2000
     generator = np.random.default_rng(123)
-    draws = np.array([unbiased_controlled_rounding(table, base, generator).rounded
+    draws = np.array([unbiased_controlled_rounding(table, base, seed=generator).rounded
                       for _ in range(runs)])
     x = table.values
     _, r = decompose(x, base)
@@ -560,7 +560,7 @@ def test_audit_ranges_equal_the_brute_force_ranges(values, base):
 @given(st.one_of(grids(4), hierarchical_tables()), st.integers(2, 6),
        st.sampled_from(rounding.METHODS), st.integers(0, 1000))
 def test_audit_ranges_contain_the_original(table, base, method, seed):
-    result = round_table(table, base, method, seed)
+    result = round_table(table, base, method, seed=seed)
     frame = result.audit.frame
     x = table.values
     assert np.all((frame["lower"] <= x) & (x <= frame["upper"]))
