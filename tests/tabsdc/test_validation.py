@@ -125,6 +125,20 @@ def test_a_value_outside_its_bounds_is_an_input_error_everywhere():
         audit(table)
 
 
+def grid_with_sensitive_cells(values: list[int], sensitive: set[int]) -> Table:
+    """A 3x3 table (with totals) of ``values``, the interior cells ``sensitive`` (positions
+    0..8) primary with protection levels of 10 % of their value."""
+    rows, cols = np.divmod(np.arange(9), 3)
+    cells = pd.DataFrame({"r": rows.astype(str), "c": cols.astype(str),
+                          "value": np.array(values, float)})
+    base = Table.from_aggregated(cells, ["r", "c"])
+    interior = np.flatnonzero(~base.total_cells)
+    status = np.full(base.n_cells, "s", dtype=object)
+    status[interior[sorted(sensitive)]] = "u"
+    levels = np.where(status == "u", 0.1 * base.values, 0.0)
+    return base.with_columns(status=status, lpl=levels, upl=levels)
+
+
 @given(
     values=st.lists(st.integers(1, 60), min_size=9, max_size=9),
     hidden=st.sets(st.integers(0, 8), min_size=2, max_size=5),
@@ -133,15 +147,7 @@ def test_a_value_outside_its_bounds_is_an_input_error_everywhere():
 def test_audit_verdicts_do_not_change_when_a_table_is_scaled(values, hidden, k):
     """A random 3x3 table (with totals) with some interior cells hidden, its sensitive cells
     needing 10 % protection: scaled by 10**k, every interval scales and no verdict changes."""
-    rows, cols = np.divmod(np.arange(9), 3)
-    cells = pd.DataFrame({"r": rows.astype(str), "c": cols.astype(str),
-                          "value": np.array(values, float)})
-    base = Table.from_aggregated(cells, ["r", "c"])
-    interior = np.flatnonzero(~base.total_cells)
-    status = np.full(base.n_cells, "s", dtype=object)
-    status[interior[sorted(hidden)]] = "u"
-    levels = np.where(status == "u", 0.1 * base.values, 0.0)
-    base = base.with_columns(status=status, lpl=levels, upl=levels)
+    base = grid_with_sensitive_cells(values, hidden)
     plain, big = audit(base), audit(scaled(base, 10.0**k))
     pd.testing.assert_series_equal(plain.frame["protected"], big.frame["protected"])
     pd.testing.assert_series_equal(plain.frame["exact"], big.frame["exact"])
@@ -161,15 +167,7 @@ def test_suppression_pattern_does_not_change_when_a_table_is_scaled(values, prim
     """A random 3x3 table (with totals), some interior cells primary with 10 % levels:
     scaled by 10**k, the same cells are suppressed, the audit gives the same verdicts and
     the reported cost scales by 10**k."""
-    rows, cols = np.divmod(np.arange(9), 3)
-    cells = pd.DataFrame({"r": rows.astype(str), "c": cols.astype(str),
-                          "value": np.array(values, float)})
-    base = Table.from_aggregated(cells, ["r", "c"])
-    interior = np.flatnonzero(~base.total_cells)
-    status = np.full(base.n_cells, "s", dtype=object)
-    status[interior[sorted(primary)]] = "u"
-    levels = np.where(status == "u", 0.1 * base.values, 0.0)
-    base = base.with_columns(status=status, lpl=levels, upl=levels)
+    base = grid_with_sensitive_cells(values, primary)
     plain, big = (suppress(t, method) for t in (base, scaled(base, 10.0**k)))
     pd.testing.assert_series_equal(plain.table.cells["status"], big.table.cells["status"])
     assert plain.audit.passed and big.audit.passed
