@@ -133,8 +133,9 @@ def suppress(
         Total seconds for the whole search, every method (the modular method gives its
         sub-tables, each at most 10 s, 60 % of it and the repair the rest). On expiry the
         best protecting pattern found so far (status ``"feasible"``, with its gap when a
-        bound is known) or, when none is complete yet, status ``"no pattern"`` (the
-        primaries alone, not audited). The final audit of a pattern is not counted. A
+        bound is known) or, when none is complete yet, status ``"no pattern"`` (not
+        audited; every cell of ``result.table`` is withheld, so that writing it out
+        publishes nothing). The final audit of a pattern is not counted. A
         :class:`~tabsdc.progress.Deadline` may be passed instead (one deadline shared by
         several calls, or a test's clock).
     suppress_totals : bool
@@ -218,10 +219,11 @@ def suppress(
         pattern, stats = _routed_pattern(table, method, reqs, attacker, router, c, fixed_on,
                                          fixed_off, labels, extra, deadline, progress,
                                          (prior, q), (n_jobs, client), (down, up))
-    if pattern is None:
+    if pattern is None:  # fail safe: withhold every cell, so that nothing is published
         return SuppressionResult(
-            table=table, method=method, cost=c, secondary=pd.Series(False, index=cells.index),
-            stats=stats, audit=None, seconds=deadline.elapsed(), reason=reason)
+            table=table.with_columns(status=np.where(fixed_on, status, "m")), method=method,
+            cost=c, secondary=pd.Series(False, index=cells.index), stats=stats, audit=None,
+            seconds=deadline.elapsed(), reason=reason)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = table.with_columns(status=new_status)
     verdict = audit(protected, prior=prior, q=q)
