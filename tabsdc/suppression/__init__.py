@@ -18,7 +18,8 @@ protection against the interval attack). Methods:
 * ``"hypercube"``: for large hierarchical tables, a least-cost hypercube per primary found
   on arrays without an LP (:mod:`tabsdc.suppression.hypercube`), then routing of the few
   requirements no hypercube meets;
-* ``"auto"`` (the default): one of these chosen by the table's size (:func:`choose_method`).
+* ``"auto"`` (the default): one of these chosen by the table's size and dimensions
+  (:func:`choose_method`).
 
 Every method honours ``time_limit`` (total seconds, :class:`tabsdc.progress.Deadline`) and
 reports progress in time (:class:`tabsdc.progress.ProgressReporter`).
@@ -80,11 +81,12 @@ def choose_method(table: Table) -> tuple[str, str]:
     """The method ``method="auto"`` runs on ``table``, and why.
 
     Up to 2,000 cells the optimal method (proves optimality in seconds to minutes there).
-    Larger tables with dimensions (a cross product of hierarchies) above 20,000 cells: the
-    hypercube method, which needs no LP per requirement (on the 126,000-cell 4-D benchmark
-    the heuristic routes fewer than 10 % of its requirements in 40 minutes, while the
-    hypercubes cover every primary in minutes; ``docs/large-tables.md``). Otherwise the
-    heuristic (any linear table, fewer secondaries than hypercubes).
+    Tables of four or more dimensions (a cross product of hierarchies) above 20,000 cells:
+    the hypercube method, which needs no LP per requirement (on the 126,000-cell 4-D
+    benchmark the heuristic routes fewer than 10 % of its requirements in 40 minutes, while
+    the hypercubes cover every primary in minutes; ``docs/large-tables.md``). Otherwise the
+    heuristic (any linear table, fewer secondaries than hypercubes; 9 minutes on the
+    114,912-cell 3-D benchmark).
 
     Examples
     --------
@@ -97,7 +99,7 @@ def choose_method(table: Table) -> tuple[str, str]:
     if n <= AUTO_OPTIMAL_CELLS:
         return "optimal", (f"{n:,} cells <= {AUTO_OPTIMAL_CELLS:,}: the optimal method (proven "
                            "optimal, or the best pattern and its gap under a time limit)")
-    if table.dims and n > AUTO_HYPERCUBE_CELLS:
+    if len(table.dims) >= 4 and n > AUTO_HYPERCUBE_CELLS:
         return "hypercube", (f"{n:,} cells > {AUTO_HYPERCUBE_CELLS:,} in {len(table.dims)} "
                              "dimensions: the hypercube method (no LP per requirement)")
     return "heuristic", (f"{n:,} cells > {AUTO_OPTIMAL_CELLS:,}: the routing heuristic (local "
@@ -137,8 +139,9 @@ def suppress(
         Total seconds for the whole search, every method (the modular method gives its
         sub-tables, each at most 10 s, 60 % of it and the repair the rest). On expiry the
         best protecting pattern found so far (status ``"feasible"``, with its gap when a
-        bound is known) or, when none is complete yet, status ``"no pattern"`` (the
-        primaries alone, not audited). The final audit of a pattern is not counted. A
+        bound is known) or, when none is complete yet, status ``"no pattern"`` (not
+        audited; every cell of ``result.table`` is withheld, so that writing it out
+        publishes nothing). The final audit of a pattern is not counted. A
         :class:`~tabsdc.progress.Deadline` may be passed instead (one deadline shared by
         several calls, or a test's clock).
     suppress_totals : bool
@@ -233,11 +236,12 @@ def suppress(
                                          (prior, q), (n_jobs, client), (down, up))
     stats = replace(stats, objective=stats.objective * cost_unit,
                     bound=stats.bound * cost_unit)
-    if pattern is None:
+    if pattern is None:  # fail safe: withhold every cell, so that nothing is published
         return SuppressionResult(
-            table=original, method=method, cost=reported_cost,
-            secondary=pd.Series(False, index=cells.index), stats=stats, audit=None,
-            seconds=deadline.elapsed(), reason=reason, original=original)
+            table=original.with_columns(status=np.where(fixed_on, status, "m")),
+            method=method, cost=reported_cost, secondary=pd.Series(False, index=cells.index),
+            stats=stats, audit=None, seconds=deadline.elapsed(), reason=reason,
+            original=original)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = original.with_columns(status=new_status)
     verdict = audit(protected, prior=prior, q=q)

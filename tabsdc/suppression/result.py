@@ -27,8 +27,9 @@ class SuppressionResult:
     Attributes
     ----------
     table : Table
-        The protected table: secondaries have status ``m`` (with status ``"no pattern"``:
-        the input table).
+        The protected table: secondaries have status ``m`` (with status ``"no pattern"``
+        every cell is withheld, status ``m`` where it was not hidden already, so that
+        nothing is published by mistake).
     method : str
         The method that ran (``method="auto"`` names the one it chose).
     cost : ndarray
@@ -92,7 +93,7 @@ class SuppressionResult:
             lines.append(f"  method chosen by auto: {self.reason}")
         if s.time_limited:
             lines.append("  stopped by the time limit: " + (
-                "no protecting pattern was complete yet (nothing suppressed)"
+                "no protecting pattern was complete yet: every cell is withheld"
                 if s.status == "no pattern" else "the best protecting pattern found so far"))
         if s.status == "no pattern":
             return "\n".join(lines)
@@ -157,7 +158,7 @@ class SuppressionResult:
             "protection interval against the interval attack. "
             + {"optimal": "The pattern is proven optimal.",
                "no pattern": "The time limit came before any protecting pattern was "
-                             "complete: nothing is suppressed."}.get(
+                             "complete: every cell is withheld."}.get(
                 s.status, "The pattern is not proven optimal; the gap to the best bound is "
                           "shown where one is known.")
         )

@@ -46,8 +46,9 @@ def test_every_method_says_when_the_limit_came_before_any_pattern(table, method)
     result = suppress(table, method, time_limit=ticking(3))
     assert result.status == "no pattern" and result.stats.time_limited
     assert result.audit is None and not result.protected
-    assert not result.secondary.any() and result.table is table
-    assert "no protecting pattern was complete yet" in result.summary()
+    assert not result.secondary.any()
+    assert result.suppressed.all()  # fail safe: writing the table out publishes nothing
+    assert "no protecting pattern was complete yet: every cell is withheld" in result.summary()
     assert result.to_dict()["status"] == "no pattern" and result.to_frame().empty
 
 
@@ -97,5 +98,9 @@ def test_auto_picks_by_size_and_says_so(table):
     assert lines[0].startswith("method auto: 260 cells")
     assert "method chosen by auto" in result.summary()
     assert choose_method(grid_with_primaries(60))[0] == "heuristic"  # 3,721 cells
-    method, reason = choose_method(grid_with_primaries(150))  # 22,801 cells, 2 dimensions
-    assert method == "hypercube" and "22,801 cells > 20,000 in 2 dimensions" in reason
+    assert choose_method(grid_with_primaries(150))[0] == "heuristic"  # 22,801 cells, 2-D
+    codes = [f"c{i}" for i in range(12)]
+    grid = pd.MultiIndex.from_product([codes] * 4, names=list("abcd")).to_frame(index=False)
+    four_d = Table.from_aggregated(grid.assign(value=1.0), list("abcd"))  # 13^4 cells
+    method, reason = choose_method(four_d)
+    assert method == "hypercube" and "28,561 cells > 20,000 in 4 dimensions" in reason
