@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import sys
 
 from sdcreport import Report
 from tabsdc.cli.io import read_table, write_outputs
@@ -52,7 +53,8 @@ def add_protect_command(commands: Commands) -> None:
                         default=inspect.signature(suppress).parameters["method"].default,
                         help="suppression method (default %(default)s)")
     method.add_argument("--cost", default="value",
-                        help="value, count, entropy, or a cell column (e.g. weight)")
+                        help="value, count, entropy, or a cell column (e.g. cost, the JJ "
+                        "weight field)")
     add_time_limit_option(method)
     method.add_argument("--no-totals", action="store_true", help="never suppress totals")
     add_output_options(parser, json_help="write status, objective, bound, gap, cells")
@@ -73,8 +75,12 @@ def run_protect(args: argparse.Namespace) -> int:
     result = suppress(table, args.method, args.cost, time_limit=args.time_limit,
                       suppress_totals=not args.no_totals, progress=progress_printer(args))
     print(result.summary())
+    if result.audit is None:  # the time limit came before any protecting pattern
+        print("tabsdc protect: no protecting pattern within the time limit: nothing written "
+              "(raise --time-limit)", file=sys.stderr)
+        return 1
     write_outputs(args, table=result.table, data=result.to_dict, report=lambda: Report(
         f"Suppression of {args.input.name}").add(
             result.table.to_report(), *([rules.to_report()] if rules else []),
             result.to_report(), result.audit.to_report()))
-    return 0 if result.audit.protected else 1
+    return 0 if result.protected else 1

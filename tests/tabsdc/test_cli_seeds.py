@@ -50,11 +50,11 @@ def _methods() -> dict[str, Callable[[int | None], object]]:
     from tabsdc.rounding.rules import RANDOM_RULES
 
     methods: dict[str, Callable[[int | None], object]] = {
-        f"round-{rule}": (lambda seed, rule=rule: round_table(_grid(), 4, rule, seed,
+        f"round-{rule}": (lambda seed, rule=rule: round_table(_grid(), 4, rule, seed=seed,
                                                               audit=False).table.values)
         for rule in RANDOM_RULES}
     methods["round-unbiased-controlled"] = lambda seed: round_table(
-        _grid(), 4, "unbiased-controlled", seed, audit=False).table.values
+        _grid(), 4, "unbiased-controlled", seed=seed, audit=False).table.values
     methods["noise"] = lambda seed: masking.additive_noise(_records(), 50, seed=seed)
     methods["correlated-noise"] = lambda seed: masking.correlated_noise(_records(), 50,
                                                                         seed=seed)

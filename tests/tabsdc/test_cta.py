@@ -229,14 +229,14 @@ def test_fixed_cells_totals_and_capacities_are_kept():
     assert np.all(np.abs(relative.adjustment[plain]) <= 0.5 * table.values[plain] + 1e-9)
 
 
-def test_weights_jj_user_and_errors():
+def test_cost_column_user_costs_and_errors():
     table = mark(grid(np.array([[10.0, 20.0], [30.0, 40.0]])), np.array([4]))
     user = np.linspace(1, 2, table.n_cells)
     result = adjust(table, "milp", user)
     assert result.objective == pytest.approx(enumerate_l1(table, user)[0], abs=1e-7)
-    jj = adjust(table.with_columns(weight=user), "milp", "jj")
-    assert jj.objective == pytest.approx(result.objective)
-    with pytest.raises(InputError, match="weights must be one of"):
+    column = adjust(table.with_columns(cost=user), "milp", "cost")
+    assert column.objective == pytest.approx(result.objective)
+    with pytest.raises(InputError, match="cost must be one of"):
         adjust(table, "milp", "bogus")
     with pytest.raises(InputError, match="weight -1"):
         adjust(table, "milp", -user)

@@ -110,10 +110,12 @@ def _suppression(table: Table, name: str, numbers: list[float], time_limit: floa
         say(f"  objective {s.objective:.10g}, bound {s.bound:.10g}, gap "
                    f"{100 * s.gap:.4g} %" + ("" if s.status == "optimal" else
                                             " (time limit: NOT proven optimal)"))
-    say("  audit: " + ("every primary cell protected" if result.audit.protected
-                              else f"{len(result.audit.failures)} primary cells NOT protected"))
-    return ProtectionOutcome(result.table, None, method, result.audit.protected,
-                             result.to_dict())
+    if result.audit is None:
+        say("  no protecting pattern within the time limit: every cell withheld")
+    else:
+        say("  audit: " + ("every primary cell protected" if result.audit.protected
+                           else f"{len(result.audit.failures)} primary cells NOT protected"))
+    return ProtectionOutcome(result.table, None, method, result.protected, result.to_dict())
 
 
 def _rounding(table: Table, numbers: list[float], time_limit: float | None,
