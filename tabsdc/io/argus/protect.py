@@ -7,7 +7,7 @@ tau-ARGUS                                   here
                                             ``method="optimal"``, ``time_limit = 60 minutes``
 ``MOD(t, minutes, ss, sm, mf[, ...])``      ``method="modular"`` (per sub-table limit);
                                             singleton protection on unless ss = sm = mf = 0
-``GH(t, bounds %, model size, singleton)``  ``method="heuristic"``: the large-table method
+``GH(t, bounds %, model size, singleton)``  ``method="hypercube"``: the large-table method
                                             stands in for the hypercube for now; the
                                             a-priori bounds percentage and model size have
                                             no counterpart and are logged
@@ -83,7 +83,7 @@ def _limit(minutes: float | None, time_limit: float | None) -> float | None:
 
 def _suppression(table: Table, name: str, numbers: list[float], time_limit: float | None,
                  say: Callable[[str], None], label: str) -> ProtectionOutcome:
-    method = {"OPT": "optimal", "MOD": "modular", "GH": "heuristic", "NET": "network"}[name]
+    method = {"OPT": "optimal", "MOD": "modular", "GH": "hypercube", "NET": "network"}[name]
     singletons = True
     limit = time_limit
     if name in ("OPT", "MOD"):
@@ -91,8 +91,8 @@ def _suppression(table: Table, name: str, numbers: list[float], time_limit: floa
     if name == "MOD" and len(numbers) > 1:
         singletons = any(x == 1 for x in numbers[1:4])
     if name == "GH":
-        say("GH (hypercube) runs the heuristic method here (least-cost flows with a "
-                   "clean-up pass) until the large-table method is in the toolkit")
+        say("GH runs the toolkit's hypercube method (protecting hypercubes through the "
+            "hierarchies, then routing and clean-up), audited like every method")
         if numbers:
             say(f"GH's a-priori bounds percentage ({numbers[0]:g}) and model size have "
                        "no counterpart: the protection model uses the table's own bounds")

@@ -159,7 +159,7 @@ def ancestor(hierarchy, code, depth):
     return chain[depth] if depth < len(chain) else None
 
 
-@pytest.mark.parametrize("command, method", [("GH(1,75)", "heuristic"), ("MOD(1)", "modular"),
+@pytest.mark.parametrize("command, method", [("GH(1,75)", "hypercube"), ("MOD(1)", "modular"),
                                              ("CTA(1)", "controlled tabular adjustment"),
                                              ("RND(1,10,0,1)", "controlled rounding")])
 def test_every_method_maps_and_is_checked(job, command, method):
@@ -170,7 +170,7 @@ def test_every_method_maps_and_is_checked(job, command, method):
     assert outcome.method == method and outcome.passed
     out = pd.read_csv(job / "tableinput" / "out.csv", header=None)
     if command.startswith("GH"):
-        assert any("GH (hypercube) runs the heuristic method" in line for line in result.log)
+        assert any("GH runs the toolkit's hypercube method" in line for line in result.log)
     if outcome.original is not None:
         published, original = out[2].to_numpy(), out[3].to_numpy()
         np.testing.assert_allclose(original, outcome.original.values, atol=0.006)
