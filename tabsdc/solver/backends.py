@@ -6,6 +6,7 @@ import pulp
 
 from tabsdc.errors import InputError, SolverError
 from tabsdc.solver.highs import solve_highs
+from tabsdc.solver.isolated import solve_isolated
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 from tabsdc.solver.pulp_backend import PULP_SOLVERS, pulp_solver_class, solve_pulp
@@ -107,6 +108,8 @@ def solve(
         raise InputError(f"problem must be a LinearProgram, got {type(problem).__name__}")
     options = SolveOptions(time_limit, mip_gap, threads, verbose)
     if solver == "highs":
+        if problem.is_mip and options.time_limit is not None:
+            return solve_isolated(problem, options)  # HiGHS's MIP may overrun its limit
         return solve_highs(problem, options)
     if solver not in PULP_SOLVERS or pulp_solver_class(solver) is None:
         what = "unknown" if solver not in PULP_SOLVERS else "not available"

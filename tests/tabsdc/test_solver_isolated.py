@@ -1,0 +1,31 @@
+"""A HiGHS MILP with a time limit returns within it, whatever HiGHS does."""
+
+import numpy as np
+import pytest
+
+from tabsdc.solver import LinearProgram, SolveOptions, isolated, solve
+
+
+def knapsack(n: int = 30) -> LinearProgram:
+    rng = np.random.default_rng(4)
+    weights = rng.integers(10, 100, n).astype(float)
+    return LinearProgram(c=-rng.integers(10, 100, n).astype(float), A=weights[None, :],
+                         row_lower=[-np.inf], row_upper=[weights.sum() / 2],
+                         col_lower=np.zeros(n), col_upper=np.ones(n),
+                         integrality=np.ones(n, dtype=bool))
+
+
+def test_a_time_limited_milp_is_solved_in_a_child_with_the_same_answer():
+    problem = knapsack()
+    plain = solve(problem)  # no time limit: in this process
+    limited = solve(problem, time_limit=30)
+    assert limited.status == plain.status == "optimal"
+    assert limited.objective == pytest.approx(plain.objective)
+    np.testing.assert_array_equal(limited.x, plain.x)
+
+
+def test_a_child_that_does_not_answer_in_time_is_stopped(monkeypatch):
+    monkeypatch.setattr(isolated, "grace_seconds", lambda limit: 0.0)
+    result = isolated.solve_isolated(knapsack(200), SolveOptions(time_limit=1e-3))
+    assert result.status == "no_solution" and not result.optimal and result.x is None
+    assert "did not return within its time limit" in result.message
