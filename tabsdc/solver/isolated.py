@@ -2,18 +2,22 @@
 
 HiGHS compares its clock with ``time_limit`` between the steps of a MIP solve, but some
 steps (cut generation at the root node of a large MILP) run tens of seconds past it, and
-cancelling from another thread does not reach them. :func:`solve_isolated` runs the solve in
-a child process forked from a clean server process (``multiprocessing``'s ``forkserver``,
-``tabsdc.solver`` preloaded there, so a child starts in milliseconds). The child gets the
-time limit as usual and nearly always answers in time, incumbent and bound included; a child
-that has not answered ``grace`` seconds after the limit is ended, and the result is
-``"no_solution"`` with a message saying so. A time limit is then a promise: the call returns
-within ``time_limit + grace`` seconds.
+cancelling from another thread does not reach them. :func:`solve_isolated` hands the solve
+to a worker process (``python -m tabsdc.solver.isolated``, started once and kept for later
+solves; it never imports the caller's script). The worker gets the time limit as usual and
+nearly always answers in time, incumbent and bound included; a worker that has not answered
+``grace_seconds`` after the limit is ended (the next solve starts a new one), and the result
+is ``"no_solution"`` with a message saying so. A time limit is then a promise: the call
+returns within ``time_limit + grace`` seconds. Problems and results cross the pipe pickled.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import pickle
+import select
+import subprocess
+import sys
+import threading
 from functools import cache
 from time import perf_counter
 
@@ -22,9 +26,12 @@ from tabsdc.solver.problem import LinearProgram, SolveResult
 
 __all__ = ["solve_isolated", "grace_seconds"]
 
+#: Seconds the worker may take to start (import numpy, scipy, highspy) before its first solve.
+_START_SECONDS = 30.0
+
 
 def grace_seconds(time_limit: float) -> float:
-    """How long after its time limit a child may still answer: 2 s plus 5 % of the limit.
+    """How long after its time limit a worker may still answer: 2 s plus 5 % of the limit.
 
     Examples
     --------
@@ -34,28 +41,35 @@ def grace_seconds(time_limit: float) -> float:
     return 2.0 + 0.05 * time_limit
 
 
+class _Worker:
+    """One worker process, its pipes, and a lock so that one solve uses it at a time."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen | None = None
+
+    def running(self) -> subprocess.Popen:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tabsdc.solver.isolated"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.fresh = True
+        return self.process
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
 @cache
-def _context() -> multiprocessing.context.BaseContext:
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-    if "forkserver" in methods:
-        context.set_forkserver_preload(["tabsdc.solver.highs"])
-    return context
-
-
-def _child(problem: LinearProgram, options: SolveOptions, connection) -> None:
-    from tabsdc.solver.highs import solve_highs
-
-    try:
-        connection.send(solve_highs(problem, options))
-    except BaseException as error:  # reported to the parent, which raises it there
-        connection.send(error)
-    finally:
-        connection.close()
+def _worker() -> _Worker:
+    return _Worker()
 
 
 def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult:
-    """Solve ``problem`` with HiGHS in a child process ended ``grace_seconds`` after the
+    """Solve ``problem`` with HiGHS in the worker process, ended ``grace_seconds`` after the
     time limit of ``options`` (which must have one).
 
     Examples
@@ -68,27 +82,59 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult
     >>> result.status, result.objective
     ('optimal', -1.0)
     """
-    context = _context()
-    receive, send = context.Pipe(duplex=False)
-    start = perf_counter()
-    child = context.Process(target=_child, args=(problem, options, send), daemon=True)
-    child.start()
-    send.close()
-    try:
-        if receive.poll(options.time_limit + grace_seconds(options.time_limit)):
-            answer = receive.recv()
-            if isinstance(answer, BaseException):
-                raise answer
-            return answer
-    except EOFError:
-        pass  # the child died without answering: treated as a solve that did not return
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receive.close()
-    return SolveResult(
-        status="no_solution", optimal=False, objective=None, bound=None, gap=None, x=None,
-        row_duals=None, col_duals=None, time=perf_counter() - start, solver="highs",
-        message=f"HiGHS did not return within its time limit of {options.time_limit:g} s "
-                "(it was stopped)")
+    worker = _worker()
+    with worker.lock:
+        start = perf_counter()
+        process = worker.running()
+        wait = options.time_limit + grace_seconds(options.time_limit)
+        if worker.fresh:
+            wait += _START_SECONDS
+            worker.fresh = False
+        payload = pickle.dumps((problem, options), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            process.stdin.write(len(payload).to_bytes(8, "little") + payload)
+            process.stdin.flush()
+            answer = _read(process.stdout, wait)
+        except (BrokenPipeError, EOFError):
+            answer = None
+        if answer is None:
+            worker.stop()
+            return SolveResult(
+                status="no_solution", optimal=False, objective=None, bound=None, gap=None,
+                x=None, row_duals=None, col_duals=None, time=perf_counter() - start,
+                solver="highs", message=f"HiGHS did not return within its time limit of "
+                f"{options.time_limit:g} s (it was stopped)")
+    if isinstance(answer, BaseException):
+        raise answer
+    return answer
+
+
+def _read(stream, seconds: float) -> object | None:
+    """One length-prefixed pickle from ``stream``, or None when none came within ``seconds``."""
+    ready, _, _ = select.select([stream], [], [], seconds)
+    if not ready:
+        return None
+    size = stream.read(8)
+    if len(size) < 8:
+        raise EOFError
+    return pickle.loads(stream.read(int.from_bytes(size, "little")))
+
+
+def _serve() -> None:
+    """The worker's loop: read a problem, solve it, write the result (or the error)."""
+    from tabsdc.solver.highs import solve_highs
+
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    while size := source.read(8):
+        problem, options = pickle.loads(source.read(int.from_bytes(size, "little")))
+        try:
+            answer: object = solve_highs(problem, options)
+        except Exception as error:  # handed to the caller, which raises it
+            answer = error
+        payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        sink.write(len(payload).to_bytes(8, "little") + payload)
+        sink.flush()
+
+
+if __name__ == "__main__":
+    _serve()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tabsdc.solver import LinearProgram, SolveOptions, isolated, solve
+from tabsdc.solver import LinearProgram, isolated, solve
 
 
 def knapsack(n: int = 30) -> LinearProgram:
@@ -24,8 +24,15 @@ def test_a_time_limited_milp_is_solved_in_a_child_with_the_same_answer():
     np.testing.assert_array_equal(limited.x, plain.x)
 
 
-def test_a_child_that_does_not_answer_in_time_is_stopped(monkeypatch):
-    monkeypatch.setattr(isolated, "grace_seconds", lambda limit: 0.0)
-    result = isolated.solve_isolated(knapsack(200), SolveOptions(time_limit=1e-3))
+def test_a_worker_that_does_not_answer_in_time_is_stopped_and_replaced(monkeypatch):
+    problem = knapsack()
+    solve(problem, time_limit=30)  # a worker is running
+    stopped = isolated._worker().process
+    monkeypatch.setattr(isolated, "_read", lambda stream, seconds: None)  # it never answers
+    result = solve(problem, time_limit=1)
     assert result.status == "no_solution" and not result.optimal and result.x is None
-    assert "did not return within its time limit" in result.message
+    assert "did not return within its time limit of 1 s" in result.message
+    assert stopped.poll() is not None  # ended
+    monkeypatch.undo()
+    assert solve(problem, time_limit=30).status == "optimal"  # by a new worker
+    assert isolated._worker().process is not stopped
