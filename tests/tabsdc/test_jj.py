@@ -260,17 +260,17 @@ def test_written_bounds_keep_the_protection_interval(rows, decimals):
 
 
 def test_integer_weights_are_kept_and_real_weights_scaled_as_tau_argus():
-    big = small_table(weight=[215324074168.0, 0.0, 7.0])
+    big = small_table(cost=[215324074168.0, 0.0, 7.0])
     np.testing.assert_array_equal(parse_jj(format_jj(big)).cells["cost"],
                                   [215324074168.0, 0.0, 7.0])
-    real = small_table(weight=[2.5, 0.00001, 1.0])
+    real = small_table(cost=[2.5, 0.00001, 1.0])
     written = parse_jj(format_jj(real)).cells["cost"].to_numpy()
     # (long)(w * 20000 / 2.5 + .5), and 1 where that is 0
     np.testing.assert_array_equal(written, [MAX_SCALED_COST, 1, 8000])
     np.testing.assert_array_equal(
         parse_jj(format_jj(real, max_scaled_cost=100)).cells["cost"], [100, 1, 40])
     with pytest.raises(InputError, match="cell 1 has weight -0.5"):
-        format_jj(small_table(weight=[1.0, -0.5, 1.0]))
+        format_jj(small_table(cost=[1.0, -0.5, 1.0]))
 
 
 def test_status_map_and_bad_cells_in_the_writer():
