@@ -37,11 +37,16 @@ routing: 100 of 100 requirements done in 30 s
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from numbers import Real
 from time import perf_counter
 
-__all__ = ["Deadline", "ProgressReporter", "Progress", "format_seconds", "validate_time_limit"]
+__all__ = [
+    "Deadline", "ProgressReporter", "Progress", "format_seconds", "validate_time_limit",
+    "heartbeat",
+]
 
 #: The toolkit's progress signature: one line of text per call.
 Progress = Callable[[str], None]
@@ -203,3 +208,47 @@ class ProgressReporter:
         stopped = "" if done >= self.total else " (stopped early)"
         self._emit(f"{self.task}: {done:,} of {self.total:,}{self.unit} done in "
                    f"{format_seconds(elapsed)}{stopped}" + (f"; {note}" if note else ""))
+
+
+@contextmanager
+def heartbeat(
+    progress: Progress | None, task: str, time_limit: float | None = None, *,
+    first: float = 2.0, interval: float = 10.0,
+) -> Iterator[None]:
+    """Progress lines from a background thread while a block runs whose steps cannot report
+    (one long solve): a first line at once, the next after ``first`` seconds, then every
+    ``interval`` seconds, each with the time used and, under a time limit, the most that is
+    left; a last line when the block ends.
+
+    Examples
+    --------
+    >>> lines = []
+    >>> with heartbeat(lines.append, "controlled rounding", 60):
+    ...     pass
+    >>> lines[0], lines[-1].startswith("controlled rounding: done in")
+    ('controlled rounding: started (time limit 1 min)', True)
+    """
+    if progress is None:
+        yield
+        return
+    deadline = Deadline(time_limit)
+    limit = f" (time limit {format_seconds(deadline.seconds)})" if deadline.limited else ""
+    progress(f"{task}: started{limit}")
+    stop = threading.Event()
+
+    def beat() -> None:
+        wait = first
+        while not stop.wait(wait):
+            left = (f", at most {format_seconds(deadline.remaining())} left"
+                    if deadline.limited else "")
+            progress(f"{task}: {format_seconds(deadline.elapsed())} so far{left}")
+            wait = interval
+
+    thread = threading.Thread(target=beat, name=f"progress of {task}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+    progress(f"{task}: done in {format_seconds(deadline.elapsed())}")

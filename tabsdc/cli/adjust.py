@@ -20,7 +20,13 @@ from pathlib import Path
 
 from sdcreport import Report, Section
 from tabsdc.cli.io import input_file, write_outputs
-from tabsdc.cli.options import Commands, add_command, add_output_options, add_time_limit_option
+from tabsdc.cli.options import (
+    Commands,
+    add_command,
+    add_output_options,
+    add_time_limit_option,
+    progress_printer,
+)
 from tabsdc.cta import COSTS, METHODS, AdjustmentResult, adjust
 from tabsdc.table import Table
 
@@ -93,7 +99,8 @@ def run_adjust(args: argparse.Namespace) -> int:
     result = adjust(table, args.method, _cost(args), preserve=args.preserve,
                     min_correlation=args.min_correlation,
                     relative_capacity=args.relative_capacity, fix_totals=args.fix_totals,
-                    time_limit=args.time_limit, seed=args.seed, alpha=args.alpha)
+                    time_limit=args.time_limit, seed=args.seed, alpha=args.alpha,
+                    progress=progress_printer(args))
     print(result.summary())
     write_outputs(args, table=result.adjusted, data=result.to_dict, every_cell=True,
                   report=lambda: Report(f"Controlled tabular adjustment of {args.input.name}"

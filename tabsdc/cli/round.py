@@ -29,7 +29,13 @@ from tabsdc.cli.io import (
     read_records,
     write_outputs,
 )
-from tabsdc.cli.options import Commands, add_command, add_output_options, add_time_limit_option
+from tabsdc.cli.options import (
+    Commands,
+    add_command,
+    add_output_options,
+    add_time_limit_option,
+    progress_printer,
+)
 from tabsdc.errors import InputError
 from tabsdc.rounding import METHODS, choose_base, round_table
 from tabsdc.table import Table
@@ -159,7 +165,8 @@ def run_round(args: argparse.Namespace) -> int:
     additive alternative is written instead), else 0."""
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
     result = round_table(table, args.base, args.method, seed=args.seed,
-                         time_limit=args.time_limit, audit=not args.no_audit)
+                         time_limit=args.time_limit, audit=not args.no_audit,
+                         progress=progress_printer(args))
     print(result.summary())
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
                   report=lambda: Report(

@@ -34,7 +34,7 @@ from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.scaling import Scaling
 from tabsdc.cta.solution import CTASolution
 from tabsdc.errors import InputError
-from tabsdc.progress import validate_time_limit
+from tabsdc.progress import Progress, heartbeat, validate_time_limit
 from tabsdc.solver import require_highs
 from tabsdc.table import Table
 from tabsdc.tableset import accepts_table_set
@@ -139,6 +139,7 @@ def adjust(
     margins: object = None,
     alpha: float = 0.05,
     solver: str = "highs",
+    progress: Progress | None = None,
     weights: str | Sequence[float] | np.ndarray | None = None,
 ) -> AdjustmentResult:
     """Protect the sensitive cells of ``table`` by controlled tabular adjustment.
@@ -191,6 +192,9 @@ def adjust(
         level that ends the search.
     solver : {"highs"}
         The methods keep HiGHS models between solves (:func:`tabsdc.solver.require_highs`).
+    progress : callable, optional
+        Receives progress lines (one str each): at once, then at least every 10 s, with the
+        time used and the most that is left (:func:`tabsdc.progress.heartbeat`).
 
     Returns
     -------
@@ -245,8 +249,9 @@ def adjust(
         if given:
             raise InputError(f"{given[0]}= is for the L1 and L2 methods; MDI-CTA keeps the "
                              "margins and the distribution")
-        return mdi_cta(table, margins=margins, alpha=alpha, fixed=fixed, seed=seed,
-                       time_limit=time_limit)
+        with heartbeat(progress, "MDI-CTA", time_limit):
+            return mdi_cta(table, margins=margins, alpha=alpha, fixed=fixed, seed=seed,
+                           time_limit=time_limit)
     if directions is not None and method != "l2":
         raise InputError("directions are chosen by the method itself except for method='l2'")
     start = time.perf_counter()
@@ -258,8 +263,9 @@ def adjust(
               "fix_totals": fix_totals}
     resolved = resolve_groups(table, groups)
     problem = _problem(table, cost, wanted, resolved, min_correlation, limits)
-    solution = _solve(problem, method, directions=directions, time_limit=time_limit,
-                      mip_gap=mip_gap, seed=seed)
+    with heartbeat(progress, f"adjustment ({method})", time_limit):
+        solution = _solve(problem, method, directions=directions, time_limit=time_limit,
+                          mip_gap=mip_gap, seed=seed)
     return _result(table, problem, solution.y, solution.up, solution, method=method,
                    seconds=time.perf_counter() - start, groups=resolved, limits=limits)
 

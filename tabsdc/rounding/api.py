@@ -7,7 +7,7 @@ from time import perf_counter
 import numpy as np
 
 from tabsdc.errors import InputError
-from tabsdc.progress import validate_time_limit
+from tabsdc.progress import Progress, heartbeat, validate_time_limit
 from tabsdc.rounding.audit import audit_rounding
 from tabsdc.rounding.controlled import controlled_rounding, unbiased_controlled_rounding
 from tabsdc.rounding.result import RoundingResult
@@ -34,6 +34,7 @@ def round_table(
     audit: bool = True,
     min_width: float | None = None,
     alpha: float = 0.05,
+    progress: Progress | None = None,
 ) -> RoundingResult:
     """Round every cell of a table (totals included) to a multiple of ``base``.
 
@@ -53,6 +54,9 @@ def round_table(
     objective, engine, solver, time_limit, mip_gap, max_steps
         Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`
         (``time_limit``: seconds for the whole rounding; the audit is not counted).
+    progress : callable, optional
+        Receives progress lines (one str each) during controlled rounding and the audit: at
+        once, then at least every 10 s (:func:`tabsdc.progress.heartbeat`).
     audit : bool
         Also run the audit of the release (:func:`~tabsdc.rounding.audit.audit_rounding`;
         two LPs per cell, so leave it off for very large tables).
@@ -100,11 +104,12 @@ def round_table(
         status, exists, engine, solve, note = "rounded", None, "rule", None, ""
         steps, steps_bound = np.zeros(len(values), dtype=int), None
     else:
-        outcome = (controlled_rounding(table, base, objective=objective, engine=engine,
-                                       solver=solver, time_limit=time_limit, mip_gap=mip_gap,
-                                       max_steps=max_steps)
-                   if method == "controlled"
-                   else unbiased_controlled_rounding(table, base, seed=seed))
+        with heartbeat(progress, f"{method} rounding", time_limit):
+            outcome = (controlled_rounding(table, base, objective=objective, engine=engine,
+                                           solver=solver, time_limit=time_limit,
+                                           mip_gap=mip_gap, max_steps=max_steps)
+                       if method == "controlled"
+                       else unbiased_controlled_rounding(table, base, seed=seed))
         rounded, steps, steps_bound = outcome.rounded, outcome.steps, outcome.steps_bound
         status, exists, engine = outcome.status, outcome.exists, outcome.engine
         solve, note = outcome.solve, outcome.note
@@ -115,8 +120,9 @@ def round_table(
                                   alpha=alpha)
     release = None
     if audit:
-        release = audit_rounding(table, rounded, base, method, min_width=min_width,
-                                 extra_steps=int(steps.max(initial=0)), solver=solver)
+        with heartbeat(progress, "audit of the rounded release"):
+            release = audit_rounding(table, rounded, base, method, min_width=min_width,
+                                     extra_steps=int(steps.max(initial=0)), solver=solver)
     return RoundingResult(
         original=table, table=table.with_columns(value=rounded), base=base, method=method,
         status=status, exists=exists, engine=engine, deviations=rounded - values,

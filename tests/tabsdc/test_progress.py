@@ -95,3 +95,35 @@ def test_nothing_is_computed_without_a_receiver():
                                            (7500, "2 h 5 min"), (float("inf"), "unknown")])
 def test_format_seconds(seconds, text):
     assert format_seconds(seconds) == text
+
+
+def test_long_solves_report_while_they_run():
+    """Controlled rounding and CTA (one long solve each) send a line at once, lines while
+    they run and one when done, through the toolkit's one progress signature."""
+    import pandas as pd
+
+    from tabsdc import Table
+    from tabsdc.cta import adjust
+    from tabsdc.progress import heartbeat
+    from tabsdc.rounding import round_table
+
+    cells = pd.DataFrame({"r": ["1", "1", "2", "2"], "c": ["1", "2", "1", "2"],
+                          "value": [10.0, 5.0, 7.0, 8.0]})
+    table = Table.from_aggregated(cells, ["r", "c"])
+    table = table.with_columns(status=["s"] * 4 + ["u"] + ["s"] * 4,
+                               lpl=[0.0] * 4 + [2.0] + [0.0] * 4,
+                               upl=[0.0] * 4 + [2.0] + [0.0] * 4)
+    lines: list[str] = []
+    round_table(table, 5, time_limit=30, progress=lines.append)
+    assert lines[0] == "controlled rounding: started (time limit 30 s)"
+    assert any(line.startswith("controlled rounding: done in") for line in lines)
+    lines.clear()
+    adjust(table, "milp", progress=lines.append)
+    assert lines[0] == "adjustment (milp): started" and "done in" in lines[-1]
+    ticks = []
+    with heartbeat(ticks.append, "long solve", 60, first=0.01, interval=0.01):
+        import time
+
+        time.sleep(0.2)
+    middle = ticks[1:-1]
+    assert len(middle) >= 3 and "so far, at most" in middle[0] and "left" in middle[0]
