@@ -47,7 +47,7 @@ def comparison(results: dict[str, AdjustmentResult]) -> pd.DataFrame:
     """One column per method: distances, MDI, kept statistics, zeros, checks."""
     rows = {}
     for name, result in results.items():
-        original, adjusted = result.table.values, result.values
+        original, adjusted = result.original.values, result.values
         zeros = (original == 0) & ~np.isin(np.arange(len(original)), result.sensitive)
         stats = result.statistics.iloc[0]
         rows[name] = {

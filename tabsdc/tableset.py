@@ -263,11 +263,10 @@ class TableSetResult:
 
     @property
     def output(self) -> TableSet:
-        """The output set: the method's adjusted (or else its output) table, linked."""
-        for name in ("adjusted", "table"):
-            value = getattr(self.result, name, None)
-            if isinstance(value, Table):
-                return self.tableset.with_combined(value)
+        """The output set: the method's output table, linked."""
+        value = getattr(self.result, "table", None)
+        if isinstance(value, Table):
+            return self.tableset.with_combined(value)
         raise AttributeError(f"{type(self.result).__name__} holds no table")
 
     @property

@@ -57,6 +57,12 @@ def rounding_result():
     return round_table(table.with_columns(value=table.cells["freq"].to_numpy(float)), 2)
 
 
+def adjustment_result():
+    from tabsdc.cta import adjust
+
+    return adjust(rules_result().table, "milp")
+
+
 #: (name, builder, is a result on a table, is a check)
 RESULTS = [
     ("RulesResult", rules_result, True, False),
@@ -64,6 +70,7 @@ RESULTS = [
     ("PQAttackResult", pq_attack_result, False, True),
     ("SuppressionResult", suppression_result, True, False),
     ("RoundingResult", rounding_result, True, False),
+    ("AdjustmentResult", adjustment_result, True, True),
 ]
 
 

@@ -102,9 +102,9 @@ def run_adjust(args: argparse.Namespace) -> int:
                     time_limit=args.time_limit, seed=args.seed, alpha=args.alpha,
                     progress=progress_printer(args))
     print(result.summary())
-    write_outputs(args, table=result.adjusted, data=result.to_dict, every_cell=True,
+    write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
                   report=lambda: Report(f"Controlled tabular adjustment of {args.input.name}"
-                                        ).add(result.table.to_report(), result.to_report()))
+                                        ).add(result.original.to_report(), result.to_report()))
     return 0 if result.verification.passed else 1
 
 

@@ -230,7 +230,7 @@ def adjust(
     >>> result = adjust(t, "milp", "unit", fix_totals=True)
     >>> result.status, result.objective, result.verification.passed
     ('optimal', 8.0, True)
-    >>> result.adjusted.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
+    >>> result.table.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
     [[8.0, 7.0], [9.0, 6.0]]
     """
     cost = _renamed_cost(cost, weights)
@@ -379,7 +379,7 @@ def adjust_multivariate(
         results=results, method=method, status=solution.status,
         objective=solution.objective, bound=solution.bound, gap=solution.gap,
         message=solution.message, seconds=seconds,
-        covariance=_covariances(tables, [r.adjusted.values for r in results], resolved),
+        covariance=_covariances(tables, [r.table.values for r in results], resolved),
         details={**solution.details, "joint_rows": list(joint.row_names)},
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -38,16 +39,20 @@ def _fmt(value: float | None, digits: int = 6) -> str:
     return "n/a" if value is None else f"{value:.{digits}g}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class AdjustmentResult:
     """An adjusted table with its certificate, checks and quality figures.
 
+    Keeps the result contract of :mod:`sdcreport.contract` (``passed`` is its
+    verification's verdict).
+
     Attributes
     ----------
+    original : Table
+        The table given to the method.
     table : Table
-        The original table.
-    adjusted : Table
-        The same table with the published (adjusted) values.
+        The same table with the published (adjusted) values (``adjusted`` is its former
+        name, kept for one release).
     method : str
         ``"milp"``, ``"heuristic"``, ``"l2"`` or ``"mdi"``.
     status : str
@@ -76,8 +81,8 @@ class AdjustmentResult:
         Method-specific figures.
     """
 
+    original: Table
     table: Table
-    adjusted: Table
     method: str
     status: str
     objective: float
@@ -123,7 +128,7 @@ class AdjustmentResult:
         interior = np.flatnonzero(~table.total_cells)
         figures = quality_figures(table.values, adjusted, weights,
                                   interior if interior.size else np.arange(table.n_cells))
-        return cls(table=table, adjusted=table.with_columns(value=adjusted), method=method,
+        return cls(original=table, table=table.with_columns(value=adjusted), method=method,
                    status=status, objective=float(objective), bound=bound, gap=gap,
                    sensitive=np.asarray(sensitive, dtype=int), up=np.asarray(up, dtype=bool),
                    verification=verification, figures=figures,
@@ -133,12 +138,24 @@ class AdjustmentResult:
     @property
     def values(self) -> np.ndarray:
         """The adjusted values (a copy)."""
-        return self.adjusted.values
+        return self.table.values
+
+    @property
+    def adjusted(self) -> Table:
+        """The former name of :attr:`table` (the adjusted table), kept for one release."""
+        warnings.warn("AdjustmentResult.adjusted is now AdjustmentResult.table (the input is "
+                      ".original)", DeprecationWarning, stacklevel=2)
+        return self.table
+
+    @property
+    def passed(self) -> bool:
+        """Every check of the verification passes."""
+        return self.verification.passed
 
     @property
     def adjustment(self) -> np.ndarray:
         """``y = adjusted - original``."""
-        return self.adjusted.values - self.table.values
+        return self.table.values - self.original.values
 
     @property
     def l1_distance(self) -> float:
@@ -146,21 +163,21 @@ class AdjustmentResult:
         return self.figures["l1_distance"]
 
     def _directions(self) -> np.ndarray:
-        direction = np.full(self.table.n_cells, "", dtype=object)
+        direction = np.full(self.original.n_cells, "", dtype=object)
         direction[self.sensitive] = np.where(self.up, "up", "down")
         return direction
 
     def to_frame(self) -> pd.DataFrame:
         """One row per cell: original, adjusted, change, relative change, status, protection
         levels, direction and (for sensitive cells) whether the cell is protected."""
-        cells = self.table.cells
-        a, x = self.table.values, self.adjusted.values
+        cells = self.original.cells
+        a, x = self.original.values, self.table.values
         y = x - a
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = np.where(a != 0, y / np.abs(a), np.where(y == 0, 0.0, np.nan))
         lpl = np.maximum(cells["lpl"].to_numpy(dtype=float), 0.0)
         upl = np.maximum(cells["upl"].to_numpy(dtype=float), 0.0)
-        protected = np.full(self.table.n_cells, None, dtype=object)
+        protected = np.full(self.original.n_cells, None, dtype=object)
         slack = self.verification.tolerance * np.maximum(1.0, np.abs(a))
         margin = np.maximum(a - lpl - x, x - (a + upl))
         protected[self.sensitive] = margin[self.sensitive] >= -slack[self.sensitive]
@@ -185,7 +202,7 @@ class AdjustmentResult:
         lines = [
             self._headline(),
             f"  {self.message}; {self.seconds:.2f} s",
-            f"  cells {self.table.n_cells}, sensitive {len(self.sensitive)} "
+            f"  cells {self.original.n_cells}, sensitive {len(self.sensitive)} "
             f"(up {int(self.up.sum())}, down {int((~self.up).sum())}"
             + (f"; {forced} could move one way only" if forced else "") + ")",
             f"  L1 distance {_fmt(f['l1_distance'])}, L2 distance {_fmt(f['l2_distance'])}, "
@@ -215,7 +232,7 @@ class AdjustmentResult:
         """Plain JSON-ready figures: ``status``, ``objective``, ``bound``, ``gap``,
         ``l1_distance``, ``additive``, ``protected`` and more (the CLI's ``--json``)."""
         frame = self.to_frame().iloc[self.sensitive]
-        labels = self.table.cell_labels(self.sensitive)
+        labels = self.original.cell_labels(self.sensitive)
         v = self.verification
         out = {
             "method": self.method, "status": self.status, "objective": self.objective,
@@ -245,7 +262,7 @@ class AdjustmentResult:
 
         from tabsdc.plots import STATUS_COLOURS
 
-        a, x = self.table.values, self.adjusted.values
+        a, x = self.original.values, self.table.values
         sensitive = np.zeros(len(a), dtype=bool)
         sensitive[self.sensitive] = True
         shown = np.flatnonzero(~sensitive)
@@ -283,7 +300,7 @@ class AdjustmentResult:
         metrics: dict[str, Any] = {
             "status": self.status, "objective": self.objective,
             "bound": self.bound, "certified gap": self.gap,
-            "seconds": round(self.seconds, 3), "cells": self.table.n_cells,
+            "seconds": round(self.seconds, 3), "cells": self.original.n_cells,
             "sensitive cells": len(self.sensitive),
             "additive": v.additive, "protected": v.protected, "within bounds": v.within_bounds,
             "fixed cells unchanged": v.fixed_unchanged,
@@ -309,7 +326,7 @@ class AdjustmentResult:
 
     def _mdi_properties(self) -> dict[str, Any]:
         """Zeros kept and the largest local change of a non-sensitive cell."""
-        a, x = self.table.values, self.adjusted.values
+        a, x = self.original.values, self.table.values
         other = np.ones(len(a), dtype=bool)
         other[self.sensitive] = False
         zeros = (a == 0) & other

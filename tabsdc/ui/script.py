@@ -135,5 +135,5 @@ def _protect_lines(spec: dict[str, Any]) -> list[str]:
             f"result = adjust(table, {spec.get('algorithm', 'heuristic')!r}, 'inverse', "
             f"time_limit={time_limit!r}, seed={seed!r})",
             "print(result.summary())",
-            "write_publishable(result.adjusted.with_columns(status='s'), "
+            "write_publishable(result.table.with_columns(status='s'), "
             "SOURCE.stem + '_publishable.csv')"]

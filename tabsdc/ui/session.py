@@ -409,7 +409,7 @@ class Session:
 
     def _published(self) -> Table:
         result = self._protection()
-        return result.adjusted if self.spec["protect"]["method"] == "cta" else result.table
+        return result.table
 
     def _report(self) -> Report:
         result = self._protection()

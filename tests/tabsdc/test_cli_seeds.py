@@ -61,7 +61,7 @@ def _methods() -> dict[str, Callable[[int | None], object]]:
     methods["rankswap"] = lambda seed: masking.rank_swap(_records(), 15, seed=seed)
     methods["mdav"] = lambda seed: masking.mdav(_records(), k=3)
     methods["cta-heuristic"] = lambda seed: adjust(
-        _sensitive(), "heuristic", "inverse", time_limit=30, seed=seed).adjusted.values
+        _sensitive(), "heuristic", "inverse", time_limit=30, seed=seed).table.values
     return methods
 
 

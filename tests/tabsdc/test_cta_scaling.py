@@ -47,7 +47,7 @@ def test_large_values_have_the_optimum_of_the_unscaled_table(tau_example, factor
     assert result.status == "optimal" and result.bound == pytest.approx(TAU_OPTIMUM, rel=1e-9)
     assert result.verification.passed
     unscaled = adjust(tau_example, "milp", "inverse")
-    np.testing.assert_allclose(result.adjusted.values / factor, unscaled.adjusted.values,
+    np.testing.assert_allclose(result.table.values / factor, unscaled.table.values,
                                rtol=1e-9)
 
 
@@ -58,7 +58,7 @@ def test_business_table_in_cents_keeps_its_optimum_and_bound(business, method):
     assert unscaled.status == "optimal" and unscaled.objective == pytest.approx(0.4256059, 1e-6)
     cents = scaled(business, 100.0)
     # the unscaled optimum, in cents, is a verified adjustment of the scaled table ...
-    witness = verify_adjustment(cents, unscaled.adjusted.values * 100)
+    witness = verify_adjustment(cents, unscaled.table.values * 100)
     assert witness.passed
     # ... so no result may cost more and call itself optimal, nor claim a bound above it
     # (before: "optimal, gap 0" at 22.7)

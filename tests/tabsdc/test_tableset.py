@@ -113,7 +113,7 @@ def test_controlled_adjustment_of_a_set_keeps_every_table_additive():
     linked = TableSet.from_tables([ruled(["act", "reg"]), ruled(["act", "size"])])
     result = adjust(linked, "milp", "unit", time_limit=60)
     assert result.verification.passed
-    assert isinstance(result.adjusted, TableSet)
+    assert isinstance(result.table, TableSet)
     for original, table in zip(linked.tables, result.tables, strict=True):
         table.check_additivity(tol=1e-7)
         primary = (original.cells["status"] == "u").to_numpy()

@@ -148,5 +148,5 @@ def _adjustment(table: Table, time_limit: float | None, say: Callable[[str], Non
                f"{result.objective:.6g}, gap {result.gap if result.gap is not None else 'n/a'}")
     say("  verification: " + ("passed" if result.verification.passed
                                      else "FAILED"))
-    return ProtectionOutcome(result.adjusted, table, "controlled tabular adjustment",
+    return ProtectionOutcome(result.table, table, "controlled tabular adjustment",
                              result.verification.passed, result.to_dict())
