@@ -328,7 +328,7 @@ def test_l2_fixed_directions_and_enumeration(seed):
 def preserved_residuals(result) -> dict[str, float]:
     """Mean and variance rows recomputed from the tables (not from the solver's rows)."""
     cells = np.flatnonzero(~result.table.total_cells)
-    a, y = result.table.values[cells], result.adjustment[cells]
+    a, y = result.original.values[cells], result.adjustment[cells]
     scale = max(1.0, float(np.abs(y).sum()))
     return {"mean": abs(y.sum()) / scale,
             "variance": abs((a - a.mean()) @ y) / (scale * np.abs(a - a.mean()).max())}
