@@ -99,3 +99,12 @@ def test_result_keeps_the_contract(name, build, on_table, is_check):
     field = dataclasses.fields(result)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(result, field, None)
+
+
+def test_the_verification_of_an_adjustment_is_a_check_with_a_summary_and_a_frame():
+    verification = adjustment_result().verification
+    assert isinstance(verification, Check) and verification.passed
+    assert verification.summary().startswith("Verification of the adjustment: every check")
+    frame = verification.to_frame()
+    assert frame["passed"].all() and "protection" in frame.index
+    json.dumps(verification.to_dict())

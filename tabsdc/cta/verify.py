@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc.cta.constraints import CUT_TOLERANCE
@@ -101,6 +102,26 @@ class Verification:
         if self.limits:
             out.append(f"correlation limits: {mark(self.limits_ok)}")
         return out
+
+    def summary(self) -> str:
+        """The verdict, then one line per check."""
+        verdict = "every check passed" if self.passed else "CHECKS FAILED"
+        return "\n".join([f"Verification of the adjustment: {verdict}",
+                          *(f"  {line}" for line in self.lines())])
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per check: ``passed`` and the cells that fail it (at most five named)."""
+        rows = [("additivity", self.additive, ""),
+                ("protection", self.protected, ", ".join(self.unprotected_cells)),
+                ("bounds", self.within_bounds, ", ".join(self.out_of_bounds_cells)),
+                ("fixed cells unchanged", self.fixed_unchanged,
+                 ", ".join(self.changed_fixed_cells))]
+        if self.preserved:
+            rows.append(("preserved statistics", self.preserved_ok, ""))
+        if self.limits:
+            rows.append(("correlation limits", self.limits_ok, ""))
+        return pd.DataFrame(rows, columns=["check", "passed", "failing cells"]).set_index(
+            "check")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
