@@ -12,7 +12,8 @@ statistical data*, slides 25-30). :func:`adjust` is the entry point (:mod:`tabsd
   heuristic's first steps alone): an answer in seconds, with its certified gap;
 * ``method="l2"``: weighted least squares for fixed directions, a convex QP
   (:mod:`tabsdc.cta.l2`);
-* ``method="mdi"``: MDI-CTA by iterative proportional fitting (:mod:`tabsdc.mdi`).
+* ``method="mdi"``: MDI-CTA by iterative proportional fitting (:mod:`tabsdc.cta.mdi`, built
+  on :mod:`tabsdc.mdi`).
 
 Quality-preserving constraints (QP-CTA: means, variances, correlation of groups of cells) are
 added with ``preserve=`` (:mod:`tabsdc.cta.constraints`); :func:`adjust_multivariate` adjusts
@@ -23,6 +24,7 @@ solution is reported ``"optimal"`` only when its lower bound proves it.
 
 from tabsdc.cta.api import METHODS, adjust, adjust_multivariate
 from tabsdc.cta.constraints import PRESERVABLE
+from tabsdc.cta.mdi import MDI_PROPERTIES, mdi_cta
 from tabsdc.cta.problem import COSTS, WEIGHTS
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.verify import Verification, verify_adjustment
@@ -30,6 +32,8 @@ from tabsdc.cta.verify import Verification, verify_adjustment
 __all__ = [
     "adjust",
     "adjust_multivariate",
+    "mdi_cta",
+    "MDI_PROPERTIES",
     "AdjustmentResult",
     "MultivariateAdjustmentResult",
     "Verification",

@@ -5,7 +5,7 @@ Both validate their options once, build a :class:`~tabsdc.cta.problem.CTAProblem
 (with the quality-preserving rows of :mod:`tabsdc.cta.constraints`), hand it to one engine
 (:mod:`tabsdc.cta.milp`, :mod:`tabsdc.cta.heuristic` - also the fixed-directions CTA - or
 :mod:`tabsdc.cta.l2`; MDI-CTA is
-:func:`tabsdc.mdi.mdi_cta`) and wrap the adjustment in an :class:`AdjustmentResult`, which
+:func:`tabsdc.cta.mdi.mdi_cta`) and wrap the adjustment in an :class:`AdjustmentResult`, which
 checks it independently (:mod:`tabsdc.cta.verify`).
 """
 
@@ -28,6 +28,7 @@ from tabsdc.cta.constraints import (
 )
 from tabsdc.cta.heuristic import fixed_directions, heuristic
 from tabsdc.cta.l2 import l2_method
+from tabsdc.cta.mdi import mdi_cta
 from tabsdc.cta.milp import milp_method
 from tabsdc.cta.problem import CTAProblem, build_problem, fixed_cells
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
@@ -188,7 +189,7 @@ def adjust(
     seed : int or numpy Generator, optional
         Randomness of the heuristic (block order, tie-breaks) and of MDI-CTA.
     margins, alpha
-        ``"mdi"`` only: the margins kept (:func:`tabsdc.mdi.mdi_cta`) and the significance
+        ``"mdi"`` only: the margins kept (:func:`tabsdc.cta.mdi.mdi_cta`) and the significance
         level that ends the search.
     solver : {"highs"}
         The methods keep HiGHS models between solves (:func:`tabsdc.solver.require_highs`).
@@ -239,8 +240,6 @@ def adjust(
     require_highs(solver, "controlled tabular adjustment")
     _check_method(method, METHODS)
     if method == "mdi":
-        from tabsdc.mdi import mdi_cta  # tabsdc.mdi imports tabsdc.cta
-
         unused = {"preserve": preserve, "capacity": capacity,
                   "relative_capacity": relative_capacity,
                   "sensitive_capacity": sensitive_capacity, "fix_totals": fix_totals,

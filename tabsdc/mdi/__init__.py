@@ -1,14 +1,18 @@
-"""Iterative proportional fitting with fixed cells, the MDI statistic and its test, MDI-CTA.
+"""Iterative proportional fitting with fixed cells, the MDI statistic and its test.
 
 * :mod:`tabsdc.mdi.ipf`: IPF of a table to margins with fixed cells and structural zeros;
 * :mod:`tabsdc.mdi.margins`: the totals of a table as margins over its interior cells;
 * :mod:`tabsdc.mdi.statistic`: the discrimination information ``I(Q : P)``, ``2 N I`` and the
   chi-square test with its degrees of freedom;
-* :mod:`tabsdc.mdi.cta`: MDI-CTA (Cox, Orelien and Shah 2006), also reached as
-  ``tabsdc.cta.adjust(table, "mdi")``.
+MDI-CTA (Cox, Orelien and Shah 2006), an adjustment method built on these, is
+:func:`tabsdc.cta.mdi.mdi_cta` (also ``tabsdc.cta.adjust(table, "mdi")``); this package
+imports nothing of :mod:`tabsdc.cta`. ``tabsdc.mdi.mdi_cta`` and ``MDI_PROPERTIES`` still work
+for one release, with a deprecation warning.
 """
 
-from tabsdc.mdi.cta import MDI_PROPERTIES, mdi_cta
+import warnings
+from typing import Any
+
 from tabsdc.mdi.ipf import FitError, IPFResult, ipf
 from tabsdc.mdi.margins import aggregation_matrix, margin_mask
 from tabsdc.mdi.statistic import constraint_degrees_of_freedom, mdi_p_value, mdi_statistic
@@ -22,6 +26,15 @@ __all__ = [
     "mdi_statistic",
     "mdi_p_value",
     "constraint_degrees_of_freedom",
-    "mdi_cta",
-    "MDI_PROPERTIES",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``mdi_cta`` and ``MDI_PROPERTIES`` moved to :mod:`tabsdc.cta.mdi`."""
+    if name in ("mdi_cta", "MDI_PROPERTIES"):
+        warnings.warn(f"tabsdc.mdi.{name} is now tabsdc.cta.{name}", DeprecationWarning,
+                      stacklevel=2)
+        from tabsdc.cta import mdi
+
+        return getattr(mdi, name)
+    raise AttributeError(f"module 'tabsdc.mdi' has no attribute {name!r}")

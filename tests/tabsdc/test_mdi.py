@@ -8,13 +8,12 @@ from hypothesis import strategies as st
 from scipy.stats import chi2
 
 from tabsdc import InputError
-from tabsdc.cta import adjust
+from tabsdc.cta import adjust, mdi_cta
 from tabsdc.mdi import (
     FitError,
     aggregation_matrix,
     constraint_degrees_of_freedom,
     ipf,
-    mdi_cta,
     mdi_p_value,
     mdi_statistic,
 )
@@ -175,3 +174,10 @@ def test_mdi_cta_errors():
     negative = table.with_columns(value=np.where(np.arange(9) == 8, -1.0, table.values))
     with pytest.raises(InputError):
         mdi_cta(negative)
+
+
+def test_mdi_cta_moved_to_cta_and_the_old_name_warns():
+    import tabsdc.mdi
+
+    with pytest.warns(DeprecationWarning, match="tabsdc.cta.mdi_cta"):
+        assert tabsdc.mdi.mdi_cta is mdi_cta

@@ -32,13 +32,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.cta.problem import cell_mask, sensitive_mask
+from tabsdc.cta.result import AdjustmentResult
 from tabsdc.errors import InputError
 from tabsdc.mdi.ipf import FitError, ipf
 from tabsdc.mdi.margins import aggregation_matrix, margin_mask
 from tabsdc.mdi.statistic import constraint_degrees_of_freedom, mdi_p_value, mdi_statistic
 
 if TYPE_CHECKING:
-    from tabsdc.cta.result import AdjustmentResult
     from tabsdc.table import Table
 
 __all__ = ["mdi_cta", "MDI_PROPERTIES"]
@@ -235,8 +235,6 @@ def mdi_cta(
     >>> result.verification.passed, result.details["stop"]
     (True, 'insignificant')
     """
-    from tabsdc.cta.result import AdjustmentResult  # tabsdc.cta imports this module
-
     if not 0 < alpha < 1:
         raise InputError(f"alpha must be in (0, 1), got {alpha!r}")
     clock = time.perf_counter()
