@@ -56,9 +56,9 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from tabsdc.errors import InputError, SolverError
+from tabsdc.network import relation_signs
 from tabsdc.solver import SolveResult
 from tabsdc.table import Table
 
@@ -149,7 +149,7 @@ def table_network(table: Table) -> tuple[TableNetwork | None, str]:
     if csc.nnz and not np.all(np.abs(csc.data) == 1.0):
         return None, "a relation has a coefficient other than +1 or -1"
     k = len(rows)
-    sigma = _row_signs(csc, counts, k)
+    sigma = relation_signs(csc, counts)
     signed = csc.data * sigma[csc.indices]
     start = csc.indptr[:-1]
     two, one = np.flatnonzero(counts == 2), np.flatnonzero(counts == 1)
@@ -220,40 +220,6 @@ def _coordinates(table: Table) -> np.ndarray:
         codes = index.get_level_values(level) if isinstance(index, pd.MultiIndex) else index
         columns.append(pd.Categorical(codes, categories=table.hierarchies[dim].codes).codes)
     return np.column_stack(columns).astype(np.int64)
-
-
-def _row_signs(csc: sp.csc_array, counts: np.ndarray, k: int) -> np.ndarray:
-    """Signs ``sigma`` (one per relation) with ``sigma_u a_u = -sigma_v a_v`` on a spanning
-    forest of the relation graph (cells in two relations are its edges)."""
-    two = np.flatnonzero(counts == 2)
-    start = csc.indptr[:-1][two]
-    u, v = csc.indices[start], csc.indices[start + 1]
-    edge_sign = -csc.data[start] * csc.data[start + 1]
-    ends = (np.concatenate([u, v]), np.concatenate([v, u]))
-    signs = sp.coo_array((np.concatenate([edge_sign, edge_sign]), ends),
-                         shape=(k + 1, k + 1)).tocsr()
-    pattern = sp.coo_array((np.ones(2 * len(two)), ends), shape=(k + 1, k + 1)).tocsr()
-    _, labels = connected_components(pattern[:k, :k], directed=False)
-    _, representative = np.unique(labels, return_index=True)
-    # a virtual root (node k) joined to one relation of each component spans them all at once
-    root = k
-    pattern = pattern + sp.coo_array(
-        (np.ones(len(representative)), (np.full(len(representative), root), representative)),
-        shape=(k + 1, k + 1)).tocsr()
-    _, predecessor = breadth_first_order(pattern, root, directed=False,
-                                         return_predecessors=True)
-    parent = predecessor.astype(np.int64)
-    parent[root] = root
-    step = np.ones(k + 1)
-    inner = np.flatnonzero(parent != root)
-    # a pair of relations linked by cells of both signs gets sign 0 here and fails the check
-    if inner.size:  # (scipy returns a sparse array, not an ndarray, for empty indices)
-        step[inner] = np.sign(np.asarray(signs[parent[inner], inner]).ravel())
-    # pointer jumping: sigma(v) = product of the edge signs on v's path to the root
-    while np.any(parent != root):
-        step = step * step[parent]
-        parent = parent[parent]
-    return step[:k]
 
 
 def min_cost_flow(

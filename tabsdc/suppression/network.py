@@ -16,13 +16,12 @@ the ``"network"`` method is the routing heuristic with this router.
 
 from __future__ import annotations
 
-from collections import deque
-
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.network import relation_signs
 from tabsdc.suppression.attacker import Requirement
 
 __all__ = ["NetworkRouter", "arc_orientation"]
@@ -34,7 +33,7 @@ SCALE = 10**9
 def arc_orientation(A: sp.sparray) -> tuple[np.ndarray, np.ndarray]:
     """Tail and head relation of every cell, or InputError when the table is no network.
 
-    Relation signs ``s`` are found by breadth-first search so that
+    Relation signs ``s`` (:func:`tabsdc.network.relation_signs`) make
     ``s_a A[a, j] = -s_b A[b, j]`` for the two relations a, b of every cell j.
     """
     A = sp.csc_array(A)
@@ -42,34 +41,14 @@ def arc_orientation(A: sp.sparray) -> tuple[np.ndarray, np.ndarray]:
     if (counts != 2).any() or not np.all(np.abs(A.data) == 1):
         raise InputError("the network method needs a two-dimensional table without "
                          "hierarchies: every cell in exactly two relations, coefficients +-1")
-    pairs = A.indices.reshape(-1, 2)
-    coefs = A.data.reshape(-1, 2)
-    m = A.shape[0]
-    neighbours: list[list[tuple[int, float]]] = [[] for _ in range(m)]
-    for (a, b), (x, y) in zip(pairs.tolist(), coefs.tolist(), strict=True):
-        relation = -x * y  # required s_a * s_b
-        neighbours[a].append((b, relation))
-        neighbours[b].append((a, relation))
-    sign = np.zeros(m)
-    for root in range(m):
-        if sign[root]:
-            continue
-        sign[root] = 1.0
-        queue = deque([root])
-        while queue:
-            a = queue.popleft()
-            for b, relation in neighbours[a]:
-                wanted = sign[a] * relation
-                if not sign[b]:
-                    sign[b] = wanted
-                    queue.append(b)
-                elif sign[b] != wanted:
-                    raise InputError("the table's relations do not form a network; use the "
-                                     "heuristic or optimal method")
-    signed = coefs * sign[pairs]
-    tail = np.where(signed[:, 0] < 0, pairs[:, 0], pairs[:, 1])
-    head = np.where(signed[:, 0] < 0, pairs[:, 1], pairs[:, 0])
-    return tail, head
+    signed = A.data * relation_signs(A, counts)[A.indices]
+    start = A.indptr[:-1]
+    if np.any(signed[start] + signed[start + 1] != 0):
+        raise InputError("the table's relations do not form a network; use the heuristic or "
+                         "optimal method")
+    first, second = A.indices[start], A.indices[start + 1]
+    out = signed[start] < 0
+    return np.where(out, first, second), np.where(out, second, first)
 
 
 class NetworkRouter:
