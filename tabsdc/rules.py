@@ -315,8 +315,9 @@ def apply_rules(
     >>> data = pd.DataFrame({"region": ["A", "A", "A", "B", "B", "B"],
     ...                      "turnover": [100.0, 10.0, 5.0, 40.0, 35.0, 30.0]})
     >>> result = apply_rules(Table.from_microdata(data, ["region"], "turnover"), PPercentRule(10))
-    >>> result.table.cells.loc["A", ["status", "upl"]].tolist()
-    ['u', 5.0]
+    >>> cell = result.table.cells.loc["A"]
+    >>> cell["status"], float(cell["upl"])
+    ('u', 5.0)
     """
     rules = (rules,) if isinstance(rules, SensitivityRule) else tuple(rules)
     if not rules:
