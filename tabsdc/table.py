@@ -144,21 +144,26 @@ class Table:
         x = self.values if values is None else np.asarray(values, dtype=float)
         return self.A @ x - self.b
 
-    def check_additivity(self, tol: float = DEFAULT_TOLERANCE, values=None) -> None:
-        """Raise :class:`AdditivityError` naming the first relation that does not hold.
+    def failing_relations(self, tol: float = DEFAULT_TOLERANCE, values=None) -> np.ndarray:
+        """Rows of the relations that do not hold for ``values`` (the table's by default).
 
         A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(s, sum_j |a_ij x_j| +
-        |b_i|)``, with ``s`` the table's working unit (:func:`tabsdc.validation.working_unit`:
-        1 for tables whose largest value lies in [1, 1e6]), so that the check is relative to
-        the table's magnitude, for values of 1e-9 as for values of 1e12.
+        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.validation.
+        working_unit`: 1 for tables whose largest value lies in [1, 1e6]), so that the check
+        is relative to the table's magnitude, for values of 1e-9 as for values of 1e12.
         """
         from tabsdc.validation import working_unit
 
         x = self.values if values is None else np.asarray(values, dtype=float)
-        res = self.A @ x - self.b
         scale = np.maximum(working_unit(x), abs(self.A) @ np.abs(x) + np.abs(self.b))
-        bad = np.flatnonzero(np.abs(res) > tol * scale)
+        return np.flatnonzero(np.abs(self.A @ x - self.b) > tol * scale)
+
+    def check_additivity(self, tol: float = DEFAULT_TOLERANCE, values=None) -> None:
+        """Raise :class:`AdditivityError` naming the first relation that does not hold
+        (:meth:`failing_relations`)."""
+        bad = self.failing_relations(tol, values)
         if len(bad):
+            res = self.residuals(values)
             raise AdditivityError(
                 f"{len(bad)} relation(s) do not hold; first: {self.describe_relation(bad[0])} "
                 f"(residual {res[bad[0]]:.10g})"

@@ -29,14 +29,13 @@ import scipy.sparse as sp
 
 from tabsdc.cta.constraints import CUT_TOLERANCE
 from tabsdc.cta.problem import QuadraticLimit, sensitive_mask, smallest_magnitude
+from tabsdc.table import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
     from tabsdc.table import Table
 
 __all__ = ["Verification", "verify_adjustment", "DEFAULT_TOLERANCE"]
 
-#: Relative tolerance of every check.
-DEFAULT_TOLERANCE = 1e-9
 
 #: Cell labels listed in messages at most.
 _SHOWN = 5

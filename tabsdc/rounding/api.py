@@ -13,7 +13,7 @@ from tabsdc.rounding.controlled import controlled_rounding, unbiased_controlled_
 from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, check_base
 from tabsdc.rounding.statistics import METHODS, table_statistics
-from tabsdc.table import DEFAULT_TOLERANCE, Table
+from tabsdc.table import Table
 from tabsdc.validation import validate_table
 
 __all__ = ["round_table"]
@@ -113,9 +113,8 @@ def round_table(
         rounded, steps, steps_bound = outcome.rounded, outcome.steps, outcome.steps_bound
         status, exists, engine = outcome.status, outcome.exists, outcome.engine
         solve, note = outcome.solve, outcome.note
-    residual = table.A @ rounded - table.b
-    scale = np.maximum(1.0, abs(table.A) @ np.abs(rounded))
-    additive = bool(np.all(np.abs(residual) <= DEFAULT_TOLERANCE * scale))
+    residual = table.residuals(rounded)
+    additive = not table.failing_relations(values=rounded).size
     statistics = table_statistics(values, rounded, base, method, table.total_cells,
                                   alpha=alpha)
     release = None

@@ -47,6 +47,8 @@ class _Worker:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.process: subprocess.Popen | None = None
+        #: The process was just started: its first solve waits for its imports too.
+        self.fresh = False
 
     def running(self) -> subprocess.Popen:
         if self.process is None or self.process.poll() is not None:
