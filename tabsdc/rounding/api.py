@@ -30,7 +30,7 @@ def round_table(
     solver: str = "highs",
     time_limit: float | None = None,
     mip_gap: float | None = None,
-    max_steps: int = 2,
+    max_steps: int | None = None,
     audit: bool = True,
     min_width: float | None = None,
     alpha: float = 0.05,

@@ -21,7 +21,11 @@ Engines (:func:`controlled_rounding`):
   alternative is computed (:mod:`tabsdc.rounding.closest`): every cell may move up to
   ``max_steps`` further multiples of ``B`` beyond its adjacent ones (a multiple of ``B``
   may move too), the number of such extra steps is minimised first and the total absolute
-  deviation second, each with its certified bound.
+  deviation second, each with its certified bound. Before any MILP, an additive rounding
+  is built without one (:mod:`tabsdc.rounding.incumbent`: the table's integer solutions by
+  elimination, then a tabu search); it starts the MILPs, so an answer never depends on
+  HiGHS finding a first solution in time, and when it has no extra step it is a controlled
+  rounding found at once.
 
 :func:`unbiased_controlled_rounding` draws a controlled rounding with ``E[R(x)] = x`` for
 every cell (Cox 1987) on network tables.
@@ -44,6 +48,7 @@ import numpy as np
 
 from tabsdc.errors import InputError, SolverError
 from tabsdc.rounding.closest import MIN_PHASE_SECONDS, closest_additive_rounding
+from tabsdc.rounding.incumbent import AdditiveRounding, heuristic_rounding
 from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
 from tabsdc.rounding.rules import RESIDUE_TOL, decompose
 from tabsdc.solver import LinearProgram, SolveResult, solve
@@ -57,6 +62,8 @@ __all__ = [
     "unbiased_controlled_rounding",
     "rounding_costs",
     "EXACT_SHARE",
+    "HEURISTIC_SHARE",
+    "DEFAULT_MAX_STEPS",
 ]
 
 #: What controlled rounding minimises.
@@ -65,8 +72,16 @@ OBJECTIVES = ("deviation", "far")
 #: How controlled rounding is solved.
 ENGINES = ("auto", "network", "networkx", "milp")
 
-#: Share of ``time_limit`` for the MILP of an exact controlled rounding; the closest
-#: additive alternative (when none exists or none was found) gets the time left.
+#: Extra steps a cell of the closest additive alternative may take when ``max_steps`` is
+#: None and the tabu search's rounding needs no more.
+DEFAULT_MAX_STEPS = 2
+
+#: Share of ``time_limit`` for the search of an additive rounding without a MILP
+#: (:func:`tabsdc.rounding.incumbent.heuristic_rounding`), the MILPs' starting solution.
+HEURISTIC_SHARE = 0.15
+
+#: Share of the time left after that search for the MILP of an exact controlled rounding;
+#: the closest additive alternative (when none exists or none was found) gets the rest.
 EXACT_SHARE = 0.5
 
 
@@ -99,6 +114,9 @@ class ControlledOutcome:
     steps_bound : int or None
         Relaxed only: proven lower bound on the fewest extra steps (``steps.sum()`` when
         proven minimal).
+    found_by : str
+        Relaxed only (or an exact rounding found by that search): what found the rounding
+        (:attr:`tabsdc.rounding.closest.ClosestRounding.found_by`).
     """
 
     rounded: np.ndarray
@@ -109,6 +127,7 @@ class ControlledOutcome:
     steps: np.ndarray
     note: str = ""
     steps_bound: int | None = None
+    found_by: str = ""
 
 
 def rounding_costs(
@@ -162,7 +181,7 @@ def controlled_rounding(
     solver: str = "highs",
     time_limit: float | None = None,
     mip_gap: float | None = None,
-    max_steps: int = 2,
+    max_steps: int | None = None,
 ) -> ControlledOutcome:
     """Optimal zero-restricted controlled rounding of ``table`` to base ``base``.
 
@@ -180,12 +199,19 @@ def controlled_rounding(
         (an error if the table is not a network); ``"milp"``: always the MILP.
     solver, time_limit, mip_gap
         Of the MILP (see :func:`tabsdc.solver.solve`); ``time_limit`` also bounds the flow LP.
-        It is the time of the whole call: the MILP of an exact rounding gets
-        :data:`EXACT_SHARE` of it, and when that MILP proves that none exists, or ends
-        undecided, the closest additive alternative gets the time left.
-    max_steps : int
+        It is the time of the whole call: the search of an additive rounding without a
+        MILP gets :data:`HEURISTIC_SHARE` of it, the MILP of an exact rounding
+        :data:`EXACT_SHARE` of the rest, and when that MILP proves that none exists, or
+        ends undecided, the closest additive alternative gets the time left. With that
+        search's rounding as the MILPs' start, every call on a table whose relations it
+        can solve (every table built from dimensions and hierarchies, and JJ tables of
+        that kind) returns an additive rounding within the time limit.
+    max_steps : int or None
         How far the relaxed alternative may move a cell beyond its adjacent multiples, in
-        multiples of the base (only used when no controlled rounding exists).
+        multiples of the base (only used when no controlled rounding exists). None (the
+        default): :data:`DEFAULT_MAX_STEPS`, or as many as the rounding of the tabu search
+        moves a cell when that is more, so that an answer always exists. 0: an exact
+        controlled rounding or an error.
 
     Returns
     -------
@@ -217,6 +243,10 @@ def controlled_rounding(
     """
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; choose one of {ENGINES}")
+    if max_steps is not None and not (isinstance(max_steps, int) and not isinstance(
+            max_steps, bool) and max_steps >= 0):
+        raise InputError(f"max_steps must be a non-negative integer or None, got "
+                         f"{max_steps!r}")
     _check_right_hand_sides(table, base)
     q, r = decompose(table.values, base)
     down, up = rounding_costs(r, base, objective)
@@ -234,19 +264,28 @@ def controlled_rounding(
                                  result, np.zeros(len(q), dtype=int),
                                  "the relations form a network: a controlled rounding always "
                                  "exists and the flow LP's optimal vertex is integral")
+    began = time.perf_counter()
+    heuristic = heuristic_rounding(
+        table, base, q, r, max_steps=max_steps or DEFAULT_MAX_STEPS,
+        time_limit=None if time_limit is None else HEURISTIC_SHARE * time_limit)
+    exact = heuristic is not None and not heuristic.steps.any()
     problem = LinearProgram(
         c=up - down, A=table.A, row_lower=table.b / base - table.A @ q,
         row_upper=table.b / base - table.A @ q, col_lower=np.zeros(len(q)), col_upper=capacity,
         integrality=np.ones(len(q), dtype=bool), offset=float(down.sum()))
-    start = time.perf_counter()
+    left = None if time_limit is None else time_limit - (time.perf_counter() - began)
     result = solve(problem, solver, mip_gap=mip_gap,
-                   time_limit=None if time_limit is None else EXACT_SHARE * time_limit)
+                   start=heuristic.multiples - q if exact else None,
+                   time_limit=None if left is None else max(EXACT_SHARE * left, 1e-3))
     note = f"MILP: {reason}"
+    if exact:
+        note += "; the tabu search found a controlled rounding, the MILP's starting solution"
     if result.has_solution:
         z = np.round(result.x)
         return ControlledOutcome(base * (q + z), True, result.status, "milp", result,
                                  np.zeros(len(q), dtype=int), note)
-    if result.status in ("infeasible", "infeasible_or_unbounded"):
+    infeasible = result.status in ("infeasible", "infeasible_or_unbounded")
+    if infeasible:
         note += "; no zero-restricted controlled rounding exists (MILP infeasible)"
     elif result.status == "no_solution":
         note += ("; whether a controlled rounding exists was not decided within "
@@ -254,12 +293,9 @@ def controlled_rounding(
     else:
         raise SolverError(f"the controlled rounding MILP stopped without a solution: status "
                           f"{result.status!r} ({result.message})")
-    left = None if time_limit is None else time_limit - (time.perf_counter() - start)
-    if left is not None and left < MIN_PHASE_SECONDS:
-        raise SolverError(f"the controlled rounding MILP used the whole time limit "
-                          f"({time_limit:g} s; it ended {result.status!r}), none is left for "
-                          f"the closest additive alternative; raise time_limit")
-    return _relaxed(table, base, q, r, solver, left, mip_gap, max_steps, note)
+    left = None if time_limit is None else time_limit - (time.perf_counter() - began)
+    return _relaxed(table, base, q, r, solver, left, mip_gap, max_steps, note, heuristic,
+                    int(infeasible))
 
 
 def _with_offset(result: SolveResult, offset: float) -> SolveResult:
@@ -269,35 +305,51 @@ def _with_offset(result: SolveResult, offset: float) -> SolveResult:
 
 
 def _relaxed(table: Table, base: int, q: np.ndarray, r: np.ndarray, solver: str,
-             time_limit: float | None, mip_gap: float | None, max_steps: int,
-             note: str) -> ControlledOutcome:
+             time_limit: float | None, mip_gap: float | None, max_steps: int | None,
+             note: str, heuristic: AdditiveRounding | None,
+             steps_at_least: int) -> ControlledOutcome:
     """The closest additive rounding (:mod:`tabsdc.rounding.closest`) as an outcome."""
+    if heuristic is None:
+        note += ("; the table's integer solutions were not found by elimination, so the "
+                 "MILPs start without a rounding")
+        if time_limit is not None and time_limit < MIN_PHASE_SECONDS:
+            raise SolverError("the controlled rounding MILP used the whole time limit, none "
+                              "is left for the closest additive alternative; raise "
+                              "time_limit")
+    elif time_limit is not None:
+        time_limit = max(time_limit, 1e-3)  # the starting rounding is the answer at worst
+    if max_steps == 0:
+        raise SolverError(f"{note}; max_steps=0 allows no extra step, so there is no "
+                          f"closest additive alternative; allow steps (max_steps=None or "
+                          f">= 1)")
+    if max_steps is None:
+        max_steps = max(DEFAULT_MAX_STEPS,
+                        0 if heuristic is None else int(heuristic.steps.max(initial=0)))
     closest = closest_additive_rounding(table, base, q, r, solver=solver,
                                         time_limit=time_limit, mip_gap=mip_gap,
-                                        max_steps=max_steps)
+                                        max_steps=max_steps, incumbent=heuristic,
+                                        steps_at_least=steps_at_least)
     steps = closest.steps
     total = int(steps.sum())
+    report = closest.report
     if total == 0:   # the exact MILP was stopped undecided; the alternative is exact
-        found = closest.deviation or closest.stepping
-        return ControlledOutcome(base * closest.multiples, True,
-                                 "optimal" if closest.proven else "feasible", "milp", found,
-                                 steps, note + "; a controlled rounding was found by the "
-                                 "search for the closest additive one", steps_bound=0)
+        return ControlledOutcome(base * closest.multiples, True, report.status, "milp",
+                                 report, steps, note + "; a controlled rounding was found by "
+                                 f"the search for the closest additive one ({closest.found_by})",
+                                 steps_bound=0, found_by=closest.found_by)
     fewest = ("the fewest (proven)" if closest.steps_proven
               else f"at least {closest.steps_bound} needed (proven)")
-    deviation = closest.deviation
-    if deviation is None:
-        shown = closest.stepping
-        detail = "the deviation phase found nothing in its time (solver objective = extra steps)"
-    else:
-        shown = deviation
-        detail = "solver objective = total |deviation| among roundings with that many steps"
+    start = ("" if heuristic is None else
+             f"; the tabu search started the MILPs from {int(heuristic.steps.sum())} extra "
+             f"step(s)")
     return ControlledOutcome(
         base * closest.multiples, False, "relaxed" if closest.proven else "relaxed-feasible",
-        "milp (relaxed)", shown, steps,
+        "milp (relaxed)", report, steps,
         note + f"; closest additive alternative: {int((steps > 0).sum())} cell(s) moved "
-        f"{total} extra multiple(s) of the base beyond their adjacent values ({fewest}); "
-        + detail, steps_bound=closest.steps_bound)
+        f"{total} extra multiple(s) of the base beyond their adjacent values ({fewest}), "
+        f"found by the {closest.found_by}{start}; solver objective = total |deviation|, "
+        f"bound = proven lower bound on the deviation of the closest alternative",
+        steps_bound=closest.steps_bound, found_by=closest.found_by)
 
 
 def unbiased_controlled_rounding(

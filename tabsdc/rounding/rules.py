@@ -70,8 +70,10 @@ def check_rule(rule: str) -> str:
 def decompose(values: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
     """Split values into ``x = q B + r`` with ``q = floor(x / B)`` and ``0 <= r < B``.
 
-    A value within ``1e-9 B`` of a multiple of ``B`` counts as that multiple (``r = 0``), so
-    that float noise in real-valued tables does not make a multiple look rounded.
+    A value within ``1e-9 B`` of a multiple of ``B``, or within 1024 units in the last place
+    of ``x / B`` (the float noise of a value of that size), counts as that multiple
+    (``r = 0``), so that float noise in real-valued tables does not make a multiple look
+    rounded, while a residue of large integer values (2e11 to base 10) is kept.
 
     Parameters
     ----------
@@ -92,11 +94,14 @@ def decompose(values: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
     >>> q, r = decompose(np.array([0.0, 7.0, 10.0, -3.0]), 5)
     >>> q.tolist(), r.tolist()
     ([0.0, 1.0, 2.0, -1.0], [0.0, 2.0, 0.0, 2.0])
+    >>> decompose(np.array([215324074168.0, 30.000000000000004]), 10)[1].tolist()
+    [8.0, 0.0]
     """
     x = np.asarray(values, dtype=float)
     scaled = x / base
     nearest = np.round(scaled)
-    on_multiple = np.abs(scaled - nearest) <= RESIDUE_TOL * np.maximum(1.0, np.abs(scaled))
+    noise = RESIDUE_TOL + 1024 * np.finfo(float).eps * np.abs(scaled)
+    on_multiple = np.abs(scaled - nearest) <= noise
     q = np.where(on_multiple, nearest, np.floor(scaled))
     r = np.where(on_multiple, 0.0, x - base * q)
     # x / B just below an integer can floor to q while x - Bq rounds to B: move it up

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pulp
 
 from tabsdc.errors import InputError, SolverError
+from tabsdc.solver._checks import as_vector, check_finite
 from tabsdc.solver.highs import solve_highs
 from tabsdc.solver.isolated import solve_isolated
 from tabsdc.solver.options import SolveOptions
@@ -63,6 +64,7 @@ def solve(
     mip_gap: float | None = None,
     threads: int | None = None,
     verbose: bool = False,
+    start: object = None,
 ) -> SolveResult:
     """Solve an LP/MILP with the named solver.
 
@@ -75,6 +77,10 @@ def solve(
         short name (:data:`~tabsdc.solver.pulp_backend.PULP_SOLVERS`, e.g. ``"cbc"``).
     time_limit, mip_gap, threads, verbose
         See :class:`~tabsdc.solver.options.SolveOptions`.
+    start : array-like, shape (n,), optional
+        A starting solution of a MIP: HiGHS takes it as its first incumbent when it is
+        feasible (:meth:`~tabsdc.solver.highs.HighsModel.set_start`), and so do PuLP's
+        solvers that accept a warm start (``warmStart``, e.g. CBC); others solve without it.
 
     Returns
     -------
@@ -107,13 +113,17 @@ def solve(
     if not isinstance(problem, LinearProgram):
         raise InputError(f"problem must be a LinearProgram, got {type(problem).__name__}")
     options = SolveOptions(time_limit, mip_gap, threads, verbose)
+    if start is not None:
+        start = as_vector("start", start, problem.n_cols, f"the problem has {problem.n_cols} "
+                          "columns")
+        check_finite("start", start)
     if solver == "highs":
         if problem.is_mip and options.time_limit is not None:
-            return solve_isolated(problem, options)  # HiGHS's MIP may overrun its limit
-        return solve_highs(problem, options)
+            return solve_isolated(problem, options, start)  # HiGHS's MIP may overrun its limit
+        return solve_highs(problem, options, start)
     if solver not in PULP_SOLVERS or pulp_solver_class(solver) is None:
         what = "unknown" if solver not in PULP_SOLVERS else "not available"
         raise SolverError(
             f"solver {solver!r} is {what}; available: {', '.join(available_solvers())}"
         )
-    return solve_pulp(problem, solver, options)
+    return solve_pulp(problem, solver, options, start)

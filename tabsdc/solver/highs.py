@@ -568,6 +568,28 @@ class HighsModel:
             f"{highs.modelStatusToString(model_status)}"
         )
 
+    def set_start(self, x: object) -> None:
+        """Give the next MIP solve a starting solution (``Highs.setSolution``).
+
+        HiGHS checks the point: a feasible one becomes the first incumbent (so the solve
+        ends with a solution at least as good); an infeasible one is ignored.
+
+        Parameters
+        ----------
+        x : array-like, shape (n_cols,)
+            Values of all columns.
+
+        Raises
+        ------
+        InputError
+            ``x`` of the wrong shape or not finite.
+        """
+        n = self.n_cols
+        values = as_vector("start", x, n, f"the model has {n} columns")
+        check_finite("start", values)
+        _check(self._highs.setSolution(n, self._all_cols, np.ascontiguousarray(values)),
+               "the starting solution")
+
     def set_time_limit(self, seconds: float | None) -> None:
         """Set (or with None remove) the time limit of each following solve (seconds from
         the start of that solve)."""
@@ -575,12 +597,17 @@ class HighsModel:
         self._set_options()
 
 
-def solve_highs(problem: LinearProgram, options: SolveOptions) -> SolveResult:
-    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once)."""
-    return HighsModel(
+def solve_highs(problem: LinearProgram, options: SolveOptions,
+                start: np.ndarray | None = None) -> SolveResult:
+    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once), from the starting
+    solution ``start`` when given (:meth:`HighsModel.set_start`)."""
+    model = HighsModel(
         problem,
         time_limit=options.time_limit,
         mip_gap=options.mip_gap,
         threads=options.threads,
         verbose=options.verbose,
-    ).solve()
+    )
+    if start is not None:
+        model.set_start(start)
+    return model.solve()

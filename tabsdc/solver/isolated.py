@@ -8,7 +8,9 @@ solves; it never imports the caller's script). The worker gets the time limit as
 nearly always answers in time, incumbent and bound included; a worker that has not answered
 ``grace_seconds`` after the limit is ended (the next solve starts a new one), and the result
 is ``"no_solution"`` with a message saying so. A time limit is then a promise: the call
-returns within ``time_limit + grace`` seconds. Problems and results cross the pipe pickled.
+returns within ``time_limit + grace`` seconds (plus the start of a new worker, its imports,
+when there is none: the worker says when it is ready, and the limit counts from then).
+Problems, starting solutions and results cross the pipe pickled.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import threading
 from functools import cache
 from time import perf_counter
 
+import numpy as np
+
+from tabsdc.errors import SolverError
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 
@@ -28,6 +33,9 @@ __all__ = ["solve_isolated", "grace_seconds"]
 
 #: Seconds the worker may take to start (import numpy, scipy, highspy) before its first solve.
 _START_SECONDS = 30.0
+
+#: What the worker writes once its imports are done.
+_READY = b"ready\n"
 
 
 def grace_seconds(time_limit: float) -> float:
@@ -47,15 +55,20 @@ class _Worker:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.process: subprocess.Popen | None = None
-        #: The process was just started: its first solve waits for its imports too.
-        self.fresh = False
 
     def running(self) -> subprocess.Popen:
+        """The worker, started when there is none: it says when its imports are done, so
+        that a solve's time limit counts from then (a worker that does not start within
+        :data:`_START_SECONDS` is an error)."""
         if self.process is None or self.process.poll() is not None:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tabsdc.solver.isolated"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            self.fresh = True
+            ready, _, _ = select.select([self.process.stdout], [], [], _START_SECONDS)
+            if not ready or self.process.stdout.read(len(_READY)) != _READY:
+                self.stop()
+                raise SolverError(f"the HiGHS worker process did not start within "
+                                  f"{_START_SECONDS:g} s")
         return self.process
 
     def stop(self) -> None:
@@ -70,9 +83,11 @@ def _worker() -> _Worker:
     return _Worker()
 
 
-def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult:
+def solve_isolated(problem: LinearProgram, options: SolveOptions,
+                   start: np.ndarray | None = None) -> SolveResult:
     """Solve ``problem`` with HiGHS in the worker process, ended ``grace_seconds`` after the
-    time limit of ``options`` (which must have one).
+    time limit of ``options`` (which must have one), from the starting solution ``start``
+    when given (:meth:`~tabsdc.solver.highs.HighsModel.set_start`).
 
     Examples
     --------
@@ -86,13 +101,10 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult
     """
     worker = _worker()
     with worker.lock:
-        start = perf_counter()
+        began = perf_counter()
         process = worker.running()
         wait = options.time_limit + grace_seconds(options.time_limit)
-        if worker.fresh:
-            wait += _START_SECONDS
-            worker.fresh = False
-        payload = pickle.dumps((problem, options), protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps((problem, options, start), protocol=pickle.HIGHEST_PROTOCOL)
         try:
             process.stdin.write(len(payload).to_bytes(8, "little") + payload)
             process.stdin.flush()
@@ -103,7 +115,7 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult
             worker.stop()
             return SolveResult(
                 status="no_solution", optimal=False, objective=None, bound=None, gap=None,
-                x=None, row_duals=None, col_duals=None, time=perf_counter() - start,
+                x=None, row_duals=None, col_duals=None, time=perf_counter() - began,
                 solver="highs", message=f"HiGHS did not return within its time limit of "
                 f"{options.time_limit:g} s (it was stopped)")
     if isinstance(answer, BaseException):
@@ -127,10 +139,12 @@ def _serve() -> None:
     from tabsdc.solver.highs import solve_highs
 
     source, sink = sys.stdin.buffer, sys.stdout.buffer
+    sink.write(_READY)
+    sink.flush()
     while size := source.read(8):
-        problem, options = pickle.loads(source.read(int.from_bytes(size, "little")))
+        problem, options, start = pickle.loads(source.read(int.from_bytes(size, "little")))
         try:
-            answer: object = solve_highs(problem, options)
+            answer: object = solve_highs(problem, options, start)
         except Exception as error:  # handed to the caller, which raises it
             answer = error
         payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)

@@ -306,7 +306,8 @@ def _duals(
     return None, None
 
 
-def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions) -> SolveResult:
+def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions,
+               start: np.ndarray | None = None) -> SolveResult:
     """Solve ``problem`` with the PuLP solver of short name ``name``.
 
     Parameters
@@ -317,6 +318,9 @@ def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions) -> Solv
         A key of :data:`PULP_SOLVERS`.
     options : SolveOptions
         Limits and settings, passed as ``timeLimit``, ``gapRel``, ``threads``, ``msg``.
+    start : ndarray, optional
+        A starting solution, given as the variables' initial values with ``warmStart=True``
+        to solvers that accept a warm start; the others solve without it.
 
     Returns
     -------
@@ -334,8 +338,13 @@ def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions) -> Solv
             f"solver {name!r} is not available: PuLP finds none of {', '.join(PULP_SOLVERS[name])}"
         )
     absorb_highs_banner()  # PuLP's HiGHS class constructs a Highs object of its own
-    solver = _instantiate(cls, **_solver_arguments(cls, name, options))
+    arguments = _solver_arguments(cls, name, options)
     model = build_pulp_problem(problem)
+    if start is not None and "warmStart" in inspect.signature(cls.__init__).parameters:
+        arguments["warmStart"] = True
+        for variable, value in zip(model.variables, start, strict=True):
+            variable.setInitialValue(float(value))
+    solver = _instantiate(cls, **arguments)
     start = perf_counter()
     try:
         model.problem.solve(solver)

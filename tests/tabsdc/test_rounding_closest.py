@@ -119,7 +119,9 @@ def test_no_second_phase_after_a_first_that_overran(monkeypatch):
     np.testing.assert_array_equal(table.A @ (2 * closest.multiples), table.b)
 
 
-def test_no_alternative_started_after_an_exact_milp_that_overran(monkeypatch):
+def test_after_an_exact_milp_that_overran_the_tabu_rounding_is_the_answer(monkeypatch):
+    """No time is left after the exact MILP: the tabu search's rounding is returned as it
+    is (no further MILP), additive, with its steps."""
     clock = [0.0]
     calls = []
 
@@ -132,6 +134,30 @@ def test_no_alternative_started_after_an_exact_milp_that_overran(monkeypatch):
     monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
     monkeypatch.setattr(controlled_module, "solve", overrunning)
     monkeypatch.setattr(closest_module, "solve", overrunning)
+    table = parity_cube()
+    outcome = controlled_rounding(table, 2, time_limit=8.0)
+    assert calls == [4.0]
+    assert outcome.status == "relaxed-feasible" and int(outcome.steps.sum()) == 1
+    assert "found by the tabu search" in outcome.note
+    np.testing.assert_array_equal(table.A @ outcome.rounded, table.b)
+
+
+def test_no_alternative_started_after_an_exact_milp_that_overran(monkeypatch):
+    """Without a rounding of the tabu search (relations it cannot solve), an exact MILP
+    that used the whole time leaves no answer: said so."""
+    clock = [0.0]
+    calls = []
+
+    def overrunning(problem, solver="highs", **options):
+        calls.append(options["time_limit"])
+        clock[0] += 3 * options["time_limit"]
+        return SolveResult.without_solution("no_solution", clock[0], solver,
+                                            "time limit reached")
+
+    monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(controlled_module, "solve", overrunning)
+    monkeypatch.setattr(closest_module, "solve", overrunning)
+    monkeypatch.setattr(controlled_module, "heuristic_rounding", lambda *a, **k: None)
     with pytest.raises(SolverError, match="used the whole time limit"):
         controlled_rounding(parity_cube(), 2, time_limit=8.0)
     assert calls == [4.0]
