@@ -21,11 +21,11 @@ Engines (:func:`controlled_rounding`):
   alternative is computed (:mod:`tabsdc.rounding.closest`): every cell may move up to
   ``max_steps`` further multiples of ``B`` beyond its adjacent ones (a multiple of ``B``
   may move too), the number of such extra steps is minimised first and the total absolute
-  deviation second, each with its certified bound. Before any MILP, an additive rounding
-  is built without one (:mod:`tabsdc.rounding.incumbent`: the table's integer solutions by
-  elimination, then a tabu search); it starts the MILPs, so an answer never depends on
-  HiGHS finding a first solution in time, and when it has no extra step it is a controlled
-  rounding found at once.
+  deviation second, each with its certified bound. An additive rounding built without a
+  MILP (:mod:`tabsdc.rounding.incumbent`: the table's integer solutions by elimination,
+  then a tabu search) starts it, so an answer never depends on HiGHS finding a first
+  solution in time; when it has no extra step it is a controlled rounding (one the exact
+  MILP did not find in its time).
 
 :func:`unbiased_controlled_rounding` draws a controlled rounding with ``E[R(x)] = x`` for
 every cell (Cox 1987) on network tables.
@@ -76,13 +76,14 @@ ENGINES = ("auto", "network", "networkx", "milp")
 #: None and the tabu search's rounding needs no more.
 DEFAULT_MAX_STEPS = 2
 
-#: Share of ``time_limit`` for the search of an additive rounding without a MILP
-#: (:func:`tabsdc.rounding.incumbent.heuristic_rounding`), the MILPs' starting solution.
-HEURISTIC_SHARE = 0.15
-
-#: Share of the time left after that search for the MILP of an exact controlled rounding;
-#: the closest additive alternative (when none exists or none was found) gets the rest.
+#: Share of ``time_limit`` for the MILP of an exact controlled rounding; the closest
+#: additive alternative (when none exists or none was found) gets the time left.
 EXACT_SHARE = 0.5
+
+#: Share of ``time_limit`` (at most what the exact MILP left) for the search of an additive
+#: rounding without a MILP (:func:`tabsdc.rounding.incumbent.heuristic_rounding`), the
+#: closest alternative's starting solution.
+HEURISTIC_SHARE = 0.15
 
 
 @dataclass(frozen=True)
@@ -199,13 +200,13 @@ def controlled_rounding(
         (an error if the table is not a network); ``"milp"``: always the MILP.
     solver, time_limit, mip_gap
         Of the MILP (see :func:`tabsdc.solver.solve`); ``time_limit`` also bounds the flow LP.
-        It is the time of the whole call: the search of an additive rounding without a
-        MILP gets :data:`HEURISTIC_SHARE` of it, the MILP of an exact rounding
-        :data:`EXACT_SHARE` of the rest, and when that MILP proves that none exists, or
-        ends undecided, the closest additive alternative gets the time left. With that
-        search's rounding as the MILPs' start, every call on a table whose relations it
-        can solve (every table built from dimensions and hierarchies, and JJ tables of
-        that kind) returns an additive rounding within the time limit.
+        It is the time of the whole call: the MILP of an exact rounding gets
+        :data:`EXACT_SHARE` of it; when it proves that none exists, or ends undecided, the
+        search of an additive rounding without a MILP gets :data:`HEURISTIC_SHARE` of it
+        and the closest additive alternative, started from that rounding, the time left.
+        So every call on a table whose relations that search can solve (every table built
+        from dimensions and hierarchies, and JJ tables of that kind) returns an additive
+        rounding within the time limit.
     max_steps : int or None
         How far the relaxed alternative may move a cell beyond its adjacent multiples, in
         multiples of the base (only used when no controlled rounding exists). None (the
@@ -265,21 +266,13 @@ def controlled_rounding(
                                  "the relations form a network: a controlled rounding always "
                                  "exists and the flow LP's optimal vertex is integral")
     began = time.perf_counter()
-    heuristic = heuristic_rounding(
-        table, base, q, r, max_steps=max_steps or DEFAULT_MAX_STEPS,
-        time_limit=None if time_limit is None else HEURISTIC_SHARE * time_limit)
-    exact = heuristic is not None and not heuristic.steps.any()
     problem = LinearProgram(
         c=up - down, A=table.A, row_lower=table.b / base - table.A @ q,
         row_upper=table.b / base - table.A @ q, col_lower=np.zeros(len(q)), col_upper=capacity,
         integrality=np.ones(len(q), dtype=bool), offset=float(down.sum()))
-    left = None if time_limit is None else time_limit - (time.perf_counter() - began)
     result = solve(problem, solver, mip_gap=mip_gap,
-                   start=heuristic.multiples - q if exact else None,
-                   time_limit=None if left is None else max(EXACT_SHARE * left, 1e-3))
+                   time_limit=None if time_limit is None else EXACT_SHARE * time_limit)
     note = f"MILP: {reason}"
-    if exact:
-        note += "; the tabu search found a controlled rounding, the MILP's starting solution"
     if result.has_solution:
         z = np.round(result.x)
         return ControlledOutcome(base * (q + z), True, result.status, "milp", result,
@@ -293,6 +286,11 @@ def controlled_rounding(
     else:
         raise SolverError(f"the controlled rounding MILP stopped without a solution: status "
                           f"{result.status!r} ({result.message})")
+    heuristic = None if max_steps == 0 else heuristic_rounding(
+        table, base, q, r, max_steps=max_steps or DEFAULT_MAX_STEPS,
+        time_limit=None if time_limit is None else min(
+            HEURISTIC_SHARE * time_limit,
+            max(time_limit - (time.perf_counter() - began), 0.0)))
     left = None if time_limit is None else time_limit - (time.perf_counter() - began)
     return _relaxed(table, base, q, r, solver, left, mip_gap, max_steps, note, heuristic,
                     int(infeasible))
@@ -309,6 +307,10 @@ def _relaxed(table: Table, base: int, q: np.ndarray, r: np.ndarray, solver: str,
              note: str, heuristic: AdditiveRounding | None,
              steps_at_least: int) -> ControlledOutcome:
     """The closest additive rounding (:mod:`tabsdc.rounding.closest`) as an outcome."""
+    if max_steps == 0:
+        raise SolverError(f"{note}; max_steps=0 allows no extra step, so there is no "
+                          f"closest additive alternative; allow steps (max_steps=None or "
+                          f">= 1)")
     if heuristic is None:
         note += ("; the table's integer solutions were not found by elimination, so the "
                  "MILPs start without a rounding")
@@ -318,10 +320,6 @@ def _relaxed(table: Table, base: int, q: np.ndarray, r: np.ndarray, solver: str,
                               "time_limit")
     elif time_limit is not None:
         time_limit = max(time_limit, 1e-3)  # the starting rounding is the answer at worst
-    if max_steps == 0:
-        raise SolverError(f"{note}; max_steps=0 allows no extra step, so there is no "
-                          f"closest additive alternative; allow steps (max_steps=None or "
-                          f">= 1)")
     if max_steps is None:
         max_steps = max(DEFAULT_MAX_STEPS,
                         0 if heuristic is None else int(heuristic.steps.max(initial=0)))
