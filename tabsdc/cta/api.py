@@ -232,7 +232,7 @@ def adjust(
     >>> result.status, result.objective, result.verification.passed
     ('optimal', 8.0, True)
     >>> result.table.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
-    [[8.0, 7.0], [9.0, 6.0]]
+    [[12.0, 3.0], [5.0, 10.0]]
     """
     cost = _renamed_cost(cost, weights)
     validate_table(table)

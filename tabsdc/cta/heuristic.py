@@ -47,10 +47,18 @@ import numpy as np
 
 from tabsdc.cta.bounds import lagrangian_bound
 from tabsdc.cta.lp import L1Model, directions_from_relaxation, relaxed_indicators
+from tabsdc.cta.mass import MASS_MAX_NONZEROS, MassJob, mass_nonzeros
 from tabsdc.cta.milp import solve_milp
 from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
-from tabsdc.cta.search import Clock, Search, blocks, improve
+from tabsdc.cta.search import (
+    FINISH_SECONDS,
+    Clock,
+    Search,
+    blocks,
+    consistent_directions,
+    improve,
+)
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import SolverError
 
@@ -73,8 +81,7 @@ SEARCH_SHARE = 0.5
 def _rule_directions(problem: CTAProblem, rng: np.random.Generator) -> np.ndarray:
     own_up = problem.weights[problem.sensitive] * problem.upl
     own_down = problem.weights[problem.sensitive] * problem.lpl
-    up = np.where(own_up == own_down, rng.random(problem.s) < 0.5, own_up < own_down)
-    return np.where(problem.free_direction, up, problem.can_up)
+    return consistent_directions(problem, own_down - own_up, rng)
 
 
 def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
@@ -153,16 +160,16 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
 
 
 def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: Clock,
-                    info: dict) -> Search:
-    """Step 2, with three repairs when the rounded directions admit no adjustment (e.g. a
-    sensitive total equal to its only sensitive part, rounded the other way): every cell
-    upward (where it can be: a relation ``total = sum of parts`` whose cells all move up
-    only needs room above its total, so this is feasible whenever the totals have that
-    room; Castro's CTA instances are built that way), LP diving, then the MILP for the
-    time left."""
+                    info: dict, rng: np.random.Generator) -> Search:
+    """Step 2, with three repairs when the rounded directions admit no adjustment (e.g.
+    preserved statistics): every cell upward (where it can be, and cells tied the other way
+    to an upward one downward, :func:`~tabsdc.cta.search.consistent_directions`: a relation
+    ``total = sum of parts`` whose cells all move up only needs room above its total, so this
+    is feasible whenever the totals have that room; Castro's CTA instances are built that
+    way), LP diving, then the MILP for the time left."""
     for attempt in ("rounding", "every cell upward", "diving", "MILP"):
         if attempt == "every cell upward":
-            up = problem.can_up.copy()
+            up = consistent_directions(problem, np.ones(problem.s), rng)
         elif attempt == "diving":
             up = _dive(problem, model, clock, info)
         elif attempt == "MILP":
@@ -202,6 +209,7 @@ def heuristic(
     seed: int | np.random.Generator | None = None,
     max_passes: int = 3,
     milp_phase: bool = True,
+    mass_bound: bool = True,
 ) -> CTASolution:
     """Run the heuristic of the module docstring.
 
@@ -210,13 +218,17 @@ def heuristic(
     problem : CTAProblem
     time_limit : float, optional
         Seconds in all. Without one, the search runs until a pass brings no improvement and
-        the MILP phase is skipped (the bound is then the LP relaxation's or the Lagrangian).
+        the MILP phase is skipped (the bound is then the best of the LP relaxation's, the
+        Lagrangian and the mass LP's).
     seed : int or numpy Generator, optional
         Order of the blocks and tie-breaks of the rounding.
     max_passes : int
         Passes over the blocks.
     milp_phase : bool
         Run step 4 when there is a time limit and time left.
+    mass_bound : bool
+        Solve the mass LP of :mod:`tabsdc.cta.mass` for the bound and the MILP's cuts (with a
+        time limit in the solver's worker process, alongside steps 1-3).
 
     Returns
     -------
@@ -226,39 +238,63 @@ def heuristic(
     rng = np.random.default_rng(seed)
     with_milp = (milp_phase and time_limit is not None and problem.n <= MILP_PHASE_MAX_CELLS)
     share = SEARCH_SHARE if with_milp else 1.0
+    job = _mass_job(problem, clock, share) if mass_bound else None
     model, up, relaxation_duals, info = _initial(problem, clock, rng, share)
-    search = _first_solution(problem, model, up, clock, info)
+    search = _first_solution(problem, model, up, clock, info, rng)
     info["initial_objective"] = search.objective
     improve(search, blocks(problem, rng), clock, share, max_passes)
     info.update(passes=search.passes, trials=search.trials, accepted=search.accepted,
                 search_objective=search.objective, search_seconds=round(clock.elapsed(), 3))
+    cuts = None
+    if job is not None and (time_limit is None or clock.left() > FINISH_SECONDS):
+        cuts = job.cuts()
+        info.update(mass_seconds=job.seconds, mass_cuts=None if cuts is None else cuts.shape[0])
     milp_bound = None
     left = clock.left()
-    if with_milp and left is not None and left > 0.5:
-        milp, milp_up, cuts = solve_milp(problem, time_limit=left,
-                                         start=(search.y, search.up))
+    if with_milp and left is not None and left > FINISH_SECONDS + 0.5:
+        milp, milp_up, _ = solve_milp(problem, time_limit=left - FINISH_SECONDS,
+                                      start=(search.y, search.up), cuts=cuts)
         milp_bound = milp.bound
         info.update(milp_status=milp.status, milp_bound=milp.bound,
                     milp_objective=milp.objective, milp_seconds=round(milp.time, 3))
-        if milp_up is not None and milp.objective < search.objective - 1e-9:
-            model.set_time_limit(None)
+        left = clock.left()
+        if (milp_up is not None and milp.objective < search.objective - 1e-9
+                and left is not None and left > 0):
+            model.set_time_limit(clock.budget())
             model.fix(milp_up)
             result = model.solve()
             if result.optimal and result.x is not None and result.objective < search.objective:
                 search.up, search.objective = milp_up, result.objective
                 search.y, search.duals = model.adjustment(result), model.duals(result)
-    y = polish(problem, search.y, search.up)
+    y = polish(problem, search.y, search.up,
+               seconds=None if time_limit is None else max(clock.left() - 0.5, 0.2))
     objective = problem.objective(y)
     lp_bound, lagrangian = (None if duals is None
                             else lagrangian_bound(problem, duals, "l1", objective)
                             for duals in (relaxation_duals, search.duals))
-    info.update(lp_relaxation_bound=lp_bound, lagrangian_bound=lagrangian, cuts=model.cuts)
-    bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian])
+    mass = None if cuts is None else job.bound(objective)
+    info.update(lp_relaxation_bound=lp_bound, lagrangian_bound=lagrangian, mass_bound=mass,
+                cuts=model.cuts)
+    bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian, mass])
     message = (f"heuristic: {info['initial_directions']}, {search.accepted} of {search.trials} "
                f"block flips kept in {search.passes} pass(es)"
-               + ("" if milp_bound is None else ", MILP phase for the bound"))
+               + ("" if milp_bound is None else ", MILP phase for the bound")
+               + ("" if mass is None else ", mass LP bound"))
     return CTASolution(y=y, up=search.up, objective=objective, bound=bound, status=status,
                        gap=gap, message=message, details=info)
+
+
+def _mass_job(problem: CTAProblem, clock: Clock, share: float) -> MassJob | None:
+    """The mass LP, started at once: with a time limit in the worker process, to be over
+    before the MILP phase (or, without one, before the end less :data:`FINISH_SECONDS`);
+    None when it would be too large."""
+    if mass_nonzeros(problem) > MASS_MAX_NONZEROS:
+        return None
+    left = clock.left(share)
+    if left is None:
+        return MassJob(problem, within=None)
+    within = left - (FINISH_SECONDS if share == 1.0 else 0.5)
+    return MassJob(problem, within=within) if within > 1.0 else None
 
 
 def fixed_directions(
@@ -286,8 +322,10 @@ def fixed_directions(
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
     >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
     ...                             seed=0)
-    >>> solution.objective, solution.bound, solution.status
-    (4.0, 2.0, 'feasible')
+    >>> solution.objective, round(solution.bound, 6), solution.status
+    (4.0, 4.0, 'optimal')
+    >>> solution.details["lp_relaxation_bound"]  # the mass LP's bound proves it, not this
+    2.0
     """
     solution = heuristic(problem, time_limit=time_limit, seed=seed, max_passes=0,
                          milp_phase=False)
