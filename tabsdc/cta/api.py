@@ -187,7 +187,7 @@ def adjust(
     mip_gap : float, optional
         ``"milp"``: relative gap at which HiGHS may stop.
     seed : int or numpy Generator, optional
-        Randomness of the heuristic (block order, tie-breaks) and of MDI-CTA.
+        Randomness of the heuristic (block order) and of MDI-CTA.
     margins, alpha
         ``"mdi"`` only: the margins kept (:func:`tabsdc.cta.mdi.mdi_cta`) and the significance
         level that ends the search.

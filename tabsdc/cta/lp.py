@@ -185,17 +185,17 @@ def relaxed_indicators(
 
 
 def directions_from_relaxation(
-    problem: CTAProblem, y_plus: np.ndarray, y_minus: np.ndarray, rng: np.random.Generator
+    problem: CTAProblem, y_plus: np.ndarray, y_minus: np.ndarray
 ) -> np.ndarray:
     """Round a relaxed solution to directions (True = up).
 
     A sensitive cell leans up when ``p / upl > q / lpl`` (its relaxed indicator
     ``I = p / upl`` exceeds ``1 - q / lpl``), down when smaller; cells tied by relations of
     two cells (:func:`~tabsdc.cta.search.direction_groups`) go together the way their summed
-    leanings say, and a group that does not lean (the relaxation splits it evenly) goes a
-    random way; impossible directions are never chosen.
+    leanings say, and a group that does not lean (the relaxation splits it evenly) goes up;
+    impossible directions are never chosen.
     """
     moved_up, moved_down = relaxed_indicators(problem, y_plus, y_minus)
     score = moved_up - moved_down
     score = np.where(np.abs(score) <= 1e-9, 0.0, score)
-    return consistent_directions(problem, score, rng)
+    return consistent_directions(problem, score)

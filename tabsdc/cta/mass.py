@@ -58,7 +58,12 @@ from tabsdc.solver.highs import solve_highs
 from tabsdc.solver.isolated import submit_isolated
 
 __all__ = ["MassRelaxation", "MassJob", "mass_nonzeros", "DENSE_RELATION_MAX",
-           "MASS_MAX_NONZEROS"]
+           "MASS_MAX_NONZEROS", "CUT_SHARE"]
+
+#: Rows whose multiplier is below this share of the largest are not made MILP cuts: on
+#: HIER13 the 1,516 rows above 1 % give HiGHS's branch and bound a better bound in 40 s
+#: (12.29) than all 4,239 positive ones (12.01), whose LPs are slower.
+CUT_SHARE = 1e-2
 
 #: Longest relation whose rows go into the mass LP as they are (``len`` non-zeros each);
 #: the rows of a longer one use an auxiliary column holding the relation's mass (3 non-zeros
@@ -235,7 +240,7 @@ class MassRelaxation:
             return None
         return max(0.0, total)
 
-    def cuts(self, row_duals: np.ndarray | None, *, share: float = 1e-6) -> sp.csr_array:
+    def cuts(self, row_duals: np.ndarray | None, *, share: float = CUT_SHARE) -> sp.csr_array:
         """Triangle rows over ``[p, q]`` (``2 n`` columns; each row ``>= 0``) whose multiplier
         exceeds ``share`` times the largest: the cuts for the MILP (module docstring)."""
         n = self.problem.n

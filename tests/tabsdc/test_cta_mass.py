@@ -3,15 +3,14 @@ direction, valid for any multipliers, as strong as the LP relaxation on these ta
 worked examples; its rows as MILP cuts keep the optimum; tied directions stay consistent."""
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import Table
 from tabsdc.cta import adjust
-from tabsdc.cta.lp import L1Model
 from tabsdc.cta.bounds import lagrangian_bound
+from tabsdc.cta.lp import L1Model
 from tabsdc.cta.mass import MassJob, MassRelaxation
 from tabsdc.cta.milp import solve_milp
 from tabsdc.cta.problem import build_problem
@@ -104,7 +103,7 @@ def test_tied_cells_share_a_mass_variable_and_the_bound_holds():
 def test_consistent_directions_respect_ties_and_closed_relations(table, seed):
     problem = build_problem(table, "unit")
     rng = np.random.default_rng(seed)
-    up = consistent_directions(problem, rng.normal(size=problem.s), rng)
+    up = consistent_directions(problem, rng.normal(size=problem.s))
     group, sign = direction_groups(problem)
     way = np.where(up, 1, -1) * sign
     for g in np.unique(group):
