@@ -223,6 +223,7 @@ def suppress(
     router = router_class(table.A, down, up, ~fixed_off, deadline, hops)
     extra = singleton_rows(table) if singletons else None
     pattern: np.ndarray | None
+    witnesses = None
     if not reqs:  # nothing to protect: the given pattern is optimal
         pattern = fixed_on
         stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed())
@@ -231,9 +232,9 @@ def suppress(
             table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
             extra_rows=extra, deadline=deadline, progress=progress)
     else:
-        pattern, stats = _routed_pattern(table, method, reqs, attacker, router, c, fixed_on,
-                                         fixed_off, labels, extra, deadline, progress,
-                                         (prior, q), (n_jobs, client), (down, up))
+        pattern, stats, witnesses = _routed_pattern(
+            table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels, extra,
+            deadline, progress, (prior, q), (n_jobs, client), (down, up))
     stats = replace(stats, objective=stats.objective * cost_unit,
                     bound=stats.bound * cost_unit)
     if pattern is None:  # fail safe: withhold every cell, so that nothing is published
@@ -244,11 +245,12 @@ def suppress(
             original=original)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = original.with_columns(status=new_status)
-    verdict = audit(protected, prior=prior, q=q)
+    verdict = audit(protected, prior=prior, q=q, witnesses=witnesses, progress=progress,
+                    n_jobs=n_jobs, client=client)
     return SuppressionResult(
         table=protected, method=method, cost=reported_cost, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
-        seconds=deadline.elapsed(), reason=reason, original=original)
+        seconds=deadline.elapsed(), reason=reason, original=original, witnesses=witnesses)
 
 
 def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:
@@ -264,7 +266,9 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                     extra, deadline, progress, prior_q, parallel, room):
     """The heuristic, network, modular and hypercube methods: a start pattern (the given
     one, the modular sub-tables' or the hypercubes'), routing of the requirements it fails,
-    clean-up (for hypercubes: of the cells no route uses, against the hypercubes)."""
+    clean-up (for hypercubes: of the cells no route uses, against the hypercubes). Returns
+    the pattern, its statistics and the hypercubes as witnesses for the audit (None for
+    the other methods)."""
     subtable_solves = 0
     phase = None
     if method == "hypercube":
@@ -272,7 +276,7 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         cover = hypercube_pattern(search, reqs, fixed_on, progress, deadline)
         if not cover.complete:
             return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, 0, 0, 0, 0,
-                                      deadline.elapsed(), time_limited=True)
+                                      deadline.elapsed(), time_limited=True), None
         if cover.unmet:
             cover = widen_cover(HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
                                                 max_combinations=WIDE_COMBINATIONS), cover)
@@ -301,15 +305,25 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         failing, attacker, router, c, start_pattern, labels, progress, deadline)
     if not complete:
         return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, subtable_solves, 0, 0,
-                                  attacker.n_solves, deadline.elapsed(), time_limited=True)
+                                  attacker.n_solves, deadline.elapsed(),
+                                  time_limited=True), None
     pattern = clean_up(failing, attacker, c, pattern, removable, certificates, progress,
                        deadline)
+    witnesses = None
     if method == "hypercube":  # the routes' certificates keep their cells
         keep = np.zeros(table.n_cells, dtype=bool)
         for cells in certificates.values():
             keep[cells] = True
         pattern = clean_up_hypercubes(search, cover, pattern, ~fixed_on & ~keep, progress,
                                       deadline)
+        witnesses = cover.deviations(table.n_cells)[2]
+        # a secondary in no final hypercube and no route protects nothing (a clean-up cut
+        # short by the time limit leaves such cells): publish them all at once
+        orphans = pattern & ~fixed_on & ~keep & (witnesses.count_nonzero(axis=1) == 0)
+        pattern = pattern & ~orphans
+        if progress is not None and orphans.any():
+            progress(f"clean-up: {int(orphans.sum()):,} secondaries no hypercube or route "
+                     "uses published again")
         unproven = uncertified(table.A, cover, pattern, *room)
         if unproven:  # never expected: the audit would report it too
             raise SolverError(f"{len(unproven)} hypercube certificates do not hold, e.g. "
@@ -322,7 +336,8 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
     total = float(c @ (pattern & ~fixed_on))
     return pattern, CutLoopStats("feasible", total, np.nan, np.nan, subtable_solves, 0, 0,
                                  attacker.n_solves, deadline.elapsed(),
-                                 time_limited=deadline.hit or (phase is not None and phase.hit))
+                                 time_limited=deadline.hit or (phase is not None and phase.hit)
+                                 ), witnesses
 
 
 def _capacities(table: Table, prior: str, q: float | None) -> tuple[np.ndarray, np.ndarray]:

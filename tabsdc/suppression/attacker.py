@@ -26,12 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline
 from tabsdc.solver import HighsModel, LinearProgram
 
 __all__ = [
-    "Attacker", "Requirement", "flow_model", "local_flow", "neighbourhood", "requirements",
-    "solve_flow",
+    "Attacker", "Requirement", "flow_model", "local_flow", "requirements", "solve_flow",
 ]
 
 #: Relative tolerance on deviations and levels.
@@ -198,23 +198,6 @@ class Attacker:
         k = np.minimum(k / req.level, 1.0)
         k[k < 1e-9] = 0.0
         return k
-
-
-def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
-                  hops: int = 3) -> np.ndarray:
-    """Cells reachable from ``cell`` through at most ``hops`` relations (sorted).
-
-    ``k`` hops hold the smallest protecting structures of k-dimensional tables (the ``2^k``
-    corners of a box: the opposite corner is k relations away), so callers use
-    ``max(3, k)``. ``by_column``/``by_row``: the relations matrix compressed both ways.
-    """
-    cells = np.array([cell])
-    for _ in range(hops):
-        rows = np.unique(by_column[:, cells].indices)
-        if len(rows) == 0:
-            break
-        cells = np.unique(by_row[rows].indices)
-    return cells
 
 
 def local_flow(by_column: sp.csc_array, cells: np.ndarray, req: Requirement, up: np.ndarray,

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.suppression import attacker as attacker_module
 from tabsdc.suppression.attacker import (
@@ -29,7 +30,6 @@ from tabsdc.suppression.attacker import (
     Requirement,
     flow_model,
     local_flow,
-    neighbourhood,
     solve_flow,
 )
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from sdcreport.numbers import format_number
 from tabsdc.table import HIDDEN_STATUSES
@@ -46,6 +47,9 @@ class SuppressionResult:
         Why ``method="auto"`` chose the method ("" when the method was given).
     original : Table
         The table given to :func:`~tabsdc.suppression.suppress`.
+    witnesses : sparse matrix (cells x k) or None
+        The hypercube method's structures, one deviation per column: the audit checks them
+        on the table and uses them as proofs (:func:`tabsdc.audit.audit`'s ``witnesses``).
     """
 
     table: Table
@@ -57,6 +61,7 @@ class SuppressionResult:
     seconds: float
     reason: str = ""
     original: Table | None = None
+    witnesses: sp.sparray | None = None
 
     @property
     def status(self) -> str:
