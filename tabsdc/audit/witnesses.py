@@ -9,7 +9,7 @@ direction along which the published cells stay what they are: every ``x = a + t 
 
 give the two tables ``a + t_up d`` and ``a - t_down d``, so for every cell ``j``
 
-    min x_j <= a_j + min(t_up d_j, -t_down d_j)    and    max x_j >= a_j + max(t_up d_j, -t_down d_j).
+    min x_j <= a_j + min(t_up d_j, -t_down d_j),    max x_j >= a_j + max(t_up d_j, -t_down d_j).
 
 These **inner bounds** are what the exact interval of the attack is at least (Cox's interval
 attack, :mod:`tabsdc.audit.intervals`; its feasible points are exactly such tables). They
