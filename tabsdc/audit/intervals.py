@@ -170,7 +170,7 @@ class IntervalAttack:
             model = HighsModel(problem, time_limit=deadline.solver_limit())
             try:
                 lower, upper, status = model.column_extremes(
-                    progress=report, stop=lambda: deadline.expired)
+                    on_bound=report, stop=lambda: deadline.expired)
             except SolverError as error:
                 raise InputError(
                     "the published table is inconsistent with its a-priori bounds: no hidden "
