@@ -33,11 +33,11 @@ from microsdc import masking
 from microsdc._data import NumericPair, Seed, check_choice, generator, numeric_matrix
 from microsdc.errors import DataError
 from microsdc.risk import disclosure_risk
-from microsdc.utility._reduce import reduce_sums
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
 from microsdc.utility.probabilistic import pil_result
 from microsdc.utility.rank import TIES, rank_sums
+from microsdc.utility.sums import reduce_sums
 
 if TYPE_CHECKING:
     from sdcreport import Section

@@ -48,8 +48,8 @@ import pandas as pd
 
 from microsdc._data import NumericPair, numeric_pair
 from microsdc.errors import DataError
-from microsdc.utility._reduce import reduce_sums
 from microsdc.utility.distance import absolute_sums, squared_sums, variation_sums
+from microsdc.utility.sums import reduce_sums
 
 __all__ = ["MATRICES", "DISCREPANCIES", "matrix_discrepancy", "renamed_component_weights"]
 

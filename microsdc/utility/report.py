@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 
 from microsdc._data import Seed, check_choice, generator, numeric_pair
-from microsdc.utility._reduce import REDUCTIONS, reduce_sums
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
 from microsdc.utility.matrix import discrepancy_table, renamed_component_weights
 from microsdc.utility.probabilistic import PILResult, pil_result
 from microsdc.utility.rank import TIES, rank_sums
+from microsdc.utility.sums import REDUCTIONS, reduce_sums
 
 if TYPE_CHECKING:
     from sdcreport import Section
