@@ -248,7 +248,7 @@ def _block_extremes(
     report: Callable[[int, int], None] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     model = HighsModel(problem, time_limit=deadline.solver_limit())
-    return model.column_extremes(columns, progress=report, stop=lambda: deadline.expired)
+    return model.column_extremes(columns, on_bound=report, stop=lambda: deadline.expired)
 
 
 def _bound_slice(

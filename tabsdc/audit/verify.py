@@ -28,7 +28,7 @@ from tabsdc.errors import InputError
 from tabsdc.progress import Deadline, Progress, validate_time_limit
 from tabsdc.table import HIDDEN_STATUSES
 from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import in_working_units, validate_table
+from tabsdc.validation import check_choice, in_working_units, validate_table
 
 if TYPE_CHECKING:
 
@@ -361,8 +361,7 @@ def prior_bounds(
         if q is not None:
             raise InputError("q is only used with prior='pq'")
         return lb, ub
-    if prior != "pq":
-        raise InputError(f"prior must be 'table' or 'pq', not {prior!r}")
+    check_choice("prior", prior, ("table", "pq"))
     if q is None or not 0 < q:
         raise InputError("prior='pq' needs q > 0 (a percentage)")
     spread = np.abs(values) * q / 100

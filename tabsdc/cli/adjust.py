@@ -112,7 +112,7 @@ def adjustment_demo_sections(table: Table, time_limit: float = DEMO_TIME_LIMIT
                              ) -> list[Section]:
     """Report sections of the demo: CTA of a table whose primaries have protection levels.
 
-    Runs the L1 heuristic (inverse weights, means and variances of the interior cells kept)
+    Runs the L1 heuristic (inverse costs, means and variances of the interior cells kept)
     with ``time_limit`` seconds in all, and reports its certificate, checks, quality figures
     and scatter plot.
 

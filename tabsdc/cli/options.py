@@ -30,7 +30,8 @@ from tabsdc.table import Table
 
 __all__ = [
     "Commands", "add_command", "add_input_options", "add_rule_options", "add_output_options",
-    "add_time_limit_option", "positive_seconds", "has_rules", "rules_from", "apply_rule_options",
+    "add_time_limit_option", "add_solver_option", "positive_seconds", "has_rules",
+    "rules_from", "apply_rule_options",
     "OUTPUT_OPTIONS",
     "progress_printer", "report_path",
 ]
@@ -113,6 +114,22 @@ def add_time_limit_option(parser: argparse.ArgumentParser, what: str = "the whol
     """``--time-limit S`` (seconds > 0; default: none)."""
     parser.add_argument("--time-limit", type=positive_seconds, metavar="S",
                         help=f"seconds for {what}; a stopped solve is reported with its gap")
+
+
+def add_solver_option(parser: argparse.ArgumentParser) -> None:
+    """``--solver NAME``: the LP/MILP solver of the commands whose method takes ``solver=``
+    (default ``highs``; an unknown name is refused by the API with exit status 2).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_solver_option(parser)
+    >>> parser.parse_args(["--solver", "cbc"]).solver
+    'cbc'
+    """
+    parser.add_argument("--solver", default="highs",
+                        help="LP/MILP solver: highs (default) or a PuLP solver name such as "
+                             "cbc (see docs/solvers.md)")
 
 
 def progress_printer(args: argparse.Namespace) -> Callable[[str], None]:

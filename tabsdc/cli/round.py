@@ -33,6 +33,7 @@ from tabsdc.cli.options import (
     Commands,
     add_command,
     add_output_options,
+    add_solver_option,
     add_time_limit_option,
     progress_printer,
 )
@@ -100,6 +101,7 @@ def add_round_command(commands: Commands) -> None:
                         help="hierarchy of a CSV dimension from a file with columns "
                         "parent,child")
     add_time_limit_option(parser)
+    add_solver_option(parser)
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the audit of the release (two LPs per cell)")
     add_output_options(parser, json_help="write the result summary (status, base, method, "
@@ -165,7 +167,8 @@ def run_round(args: argparse.Namespace) -> int:
     additive alternative is written instead), else 0."""
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
     result = round_table(table, args.base, args.method, seed=args.seed,
-                         time_limit=args.time_limit, audit=not args.no_audit,
+                         solver=args.solver, time_limit=args.time_limit,
+                         audit=not args.no_audit,
                          progress=progress_printer(args))
     print(result.summary())
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,

@@ -39,7 +39,7 @@ from tabsdc.progress import Progress, heartbeat, validate_time_limit
 from tabsdc.solver import require_highs
 from tabsdc.table import Table
 from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import validate_table
+from tabsdc.validation import check_choice, validate_table
 
 __all__ = ["adjust", "adjust_multivariate", "METHODS"]
 
@@ -53,21 +53,16 @@ JOINT_METHODS = ("milp", "heuristic", "fixed-directions", "l2")
 LIMITS = ("capacity", "relative_capacity", "sensitive_capacity", "fixed", "fix_totals")
 
 
-def _check_method(method: str, allowed: Sequence[str]) -> None:
-    if method not in allowed:
-        raise InputError(f"method must be one of {', '.join(allowed)}; got {method!r}")
-
-
 def _check_limits(limits: dict[str, Any]) -> None:
     unknown = sorted(set(limits) - set(LIMITS))
     if unknown:
         raise InputError(f"unknown option {unknown[0]!r}; known: {', '.join(LIMITS)}")
 
 
-def _problem(table: Table, weights: object, wanted: Sequence[str], groups: Groups,
+def _problem(table: Table, cost: object, wanted: Sequence[str], groups: Groups,
              min_correlation: float, limits: dict[str, Any]) -> CTAProblem:
     """The CTA problem of one table with its preserved statistics (``covariance`` aside)."""
-    problem = build_problem(table, weights, **limits)
+    problem = build_problem(table, cost, **limits)
     single = tuple(w for w in wanted if w != "covariance")
     if single:
         rows, names, quadratic = preservation_rows(table.values, groups, single,
@@ -115,7 +110,7 @@ def _result(table: Table, problem: CTAProblem, y: np.ndarray, up: np.ndarray,
         seconds=seconds, fixed=fixed_cells(table, limits.get("fixed"),
                                            limits.get("fix_totals", False)),
         rows=problem.rows, row_names=problem.row_names, quadratic=problem.quadratic,
-        weights=problem.weights, groups=groups, **figures,
+        cost=problem.cost, groups=groups, **figures,
     )
 
 
@@ -156,7 +151,7 @@ def adjust(
         from the LP relaxation and solves one LP for them (the heuristic without its search
         and MILP phase: an answer in seconds, with its certified gap).
     cost : {"unit", "inverse", "cost"} or array-like
-        Cost per unit of change of each cell (:func:`tabsdc.cta.problem.cell_weights`;
+        Cost per unit of change of each cell (:func:`tabsdc.cta.problem.adjustment_costs`;
         ``"cost"``: the table's ``cost`` column; ``weights=`` is its former name, kept for
         one release with a deprecation warning);
         ``"inverse"`` (``1 / |a|``, relative change; zero cells weigh as the smallest
@@ -238,7 +233,7 @@ def adjust(
     validate_table(table)
     validate_time_limit(time_limit)
     require_highs(solver, "controlled tabular adjustment")
-    _check_method(method, METHODS)
+    check_choice("method", method, METHODS)
     if method == "mdi":
         unused = {"preserve": preserve, "capacity": capacity,
                   "relative_capacity": relative_capacity,
@@ -304,6 +299,8 @@ def adjust_multivariate(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     seed: int | np.random.Generator | None = None,
+    solver: str = "highs",
+    progress: Progress | None = None,
     weights: str | Sequence[float] | np.ndarray | None = None,
     **limits: Any,
 ) -> MultivariateAdjustmentResult:
@@ -315,7 +312,8 @@ def adjust_multivariate(
     (:func:`tabsdc.cta.constraints.covariance_rows`; Cox, slide 28). ``method`` is
     ``"milp"``, ``"heuristic"`` or ``"l2"``; the other parameters and the keyword ``limits``
     (``capacity``, ``relative_capacity``, ``sensitive_capacity``, ``fixed``, ``fix_totals``)
-    are those of :func:`adjust` and apply to every table.
+    are those of :func:`adjust` and apply to every table; ``time_limit`` (total seconds),
+    ``seed``, ``solver`` and ``progress`` are those of :func:`adjust` too.
 
     Returns
     -------
@@ -346,7 +344,8 @@ def adjust_multivariate(
     """
     cost = _renamed_cost(cost, weights)
     validate_time_limit(time_limit)
-    _check_method(method, JOINT_METHODS)
+    require_highs(solver, "controlled tabular adjustment")
+    check_choice("method", method, JOINT_METHODS)
     _check_limits(limits)
     _same_structure(tables)
     for table in tables:
@@ -361,12 +360,14 @@ def adjust_multivariate(
     if "covariance" in wanted:
         rows, names = covariance_rows([t.values for t in tables], resolved, offsets)
         joint = joint.with_rows(rows, names)
-    solution = _solve(joint, method, directions=None, time_limit=time_limit, mip_gap=mip_gap,
-                      seed=seed)
+    with heartbeat(progress, f"joint adjustment ({method}) of {len(tables)} tables",
+                   time_limit):
+        solution = _solve(joint, method, directions=None, time_limit=time_limit,
+                          mip_gap=mip_gap, seed=seed)
     seconds = time.perf_counter() - start
     sensitive_offsets = np.cumsum([0, *(p.s for p in problems)])
     kind = "l2" if method == "l2" else "l1"
-    results = []
+    results: list[AdjustmentResult] = []
     for k, (table, problem) in enumerate(zip(tables, problems, strict=True)):
         y = solution.y[offsets[k]:offsets[k + 1]]
         results.append(_result(
@@ -375,7 +376,7 @@ def adjust_multivariate(
             objective=problem.objective(y, kind), bound=None, gap=None,
             message=f"table {k} of a joint adjustment", details=_forced(problem)))
     return MultivariateAdjustmentResult(
-        results=results, method=method, status=solution.status,
+        results=tuple(results), method=method, status=solution.status,
         objective=solution.objective, bound=solution.bound, gap=solution.gap,
         message=solution.message, seconds=seconds,
         covariance=_covariances(tables, [r.table.values for r in results], resolved),

@@ -33,6 +33,7 @@ import scipy.sparse as sp
 
 from tabsdc.cta.problem import CTAProblem, QuadraticLimit
 from tabsdc.errors import InputError
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from tabsdc.table import Table
@@ -72,9 +73,8 @@ def parse_preserve(preserve: str | Sequence[str] | None) -> tuple[str, ...]:
         return ()
     names = preserve.split(",") if isinstance(preserve, str) else list(preserve)
     names = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
-    unknown = [name for name in names if name not in PRESERVABLE]
-    if unknown:
-        raise InputError(f"cannot preserve {unknown[0]!r}; known: {', '.join(PRESERVABLE)}")
+    for name in names:
+        check_choice("statistic to preserve", name, PRESERVABLE)
     return names
 
 

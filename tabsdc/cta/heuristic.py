@@ -71,8 +71,8 @@ SEARCH_SHARE = 0.5
 
 
 def _rule_directions(problem: CTAProblem, rng: np.random.Generator) -> np.ndarray:
-    own_up = problem.weights[problem.sensitive] * problem.upl
-    own_down = problem.weights[problem.sensitive] * problem.lpl
+    own_up = problem.cost[problem.sensitive] * problem.upl
+    own_down = problem.cost[problem.sensitive] * problem.lpl
     up = np.where(own_up == own_down, rng.random(problem.s) < 0.5, own_up < own_down)
     return np.where(problem.free_direction, up, problem.can_up)
 
@@ -84,7 +84,7 @@ def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
     model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
     relaxation = model.relax()
     info: dict = {"relaxation_status": relaxation.status,
-                  "relaxation_seconds": round(relaxation.time, 3)}
+                  "relaxation_seconds": round(relaxation.seconds, 3)}
     if relaxation.status == "infeasible":
         raise infeasible("the LP relaxation is infeasible")
     duals = model.duals(relaxation) if relaxation.optimal else None
@@ -239,7 +239,7 @@ def heuristic(
                                          start=(search.y, search.up))
         milp_bound = milp.bound
         info.update(milp_status=milp.status, milp_bound=milp.bound,
-                    milp_objective=milp.objective, milp_seconds=round(milp.time, 3))
+                    milp_objective=milp.objective, milp_seconds=round(milp.seconds, 3))
         if milp_up is not None and milp.objective < search.objective - 1e-9:
             model.set_time_limit(None)
             model.fix(milp_up)

@@ -79,7 +79,7 @@ def milp_program(problem: CTAProblem) -> LinearProgram:
     col_upper[k] = up_cap
     col_upper[n + k] = down_cap
     return LinearProgram(
-        c=np.concatenate([problem.weights, problem.weights, np.zeros(s)]),
+        c=np.concatenate([problem.cost, problem.cost, np.zeros(s)]),
         A=matrix, row_lower=lower, row_upper=upper,
         col_lower=np.concatenate([np.zeros(2 * n), indicator_lower]),
         col_upper=col_upper,
@@ -166,7 +166,7 @@ def milp_method(
     objective = problem.objective(y)
     bound, gap, status = certify(objective, [result.bound])
     details = {"milp_status": result.status, "milp_objective": result.objective,
-               "milp_bound": result.bound, "milp_seconds": round(result.time, 3),
+               "milp_bound": result.bound, "milp_seconds": round(result.seconds, 3),
                "nodes": result.nodes, "cuts": cuts}
     return CTASolution(y=y, up=up, objective=objective, bound=bound, status=status, gap=gap,
                        message=f"MILP (HiGHS): {result.message}", details=details)

@@ -117,7 +117,7 @@ class AdjustmentResult:
         rows: sp.sparray | None = None,
         row_names: Sequence[str] = (),
         quadratic: Sequence[QuadraticLimit] = (),
-        weights: np.ndarray | None = None,
+        cost: np.ndarray | None = None,
         groups: Sequence[tuple[str, np.ndarray]] | None = None,
     ) -> AdjustmentResult:
         """Check and measure an adjustment and wrap it (every method ends here)."""
@@ -126,7 +126,7 @@ class AdjustmentResult:
                                          row_names=row_names, quadratic=quadratic)
         groups = resolve_groups(table) if groups is None else groups
         interior = np.flatnonzero(~table.total_cells)
-        figures = quality_figures(table.values, adjusted, weights,
+        figures = quality_figures(table.values, adjusted, cost,
                                   interior if interior.size else np.arange(table.n_cells))
         return cls(original=table, table=table.with_columns(value=adjusted), method=method,
                    status=status, objective=float(objective), bound=bound, gap=gap,
@@ -338,13 +338,17 @@ class AdjustmentResult:
                     round(float(relative.max()), 6) if relative.size else 0.0}
 
 
-@dataclass
+@dataclass(frozen=True)
 class MultivariateAdjustmentResult:
     """Several tables of the same structure adjusted together (multivariate CTA).
 
+    Keeps the result contract of :mod:`sdcreport.contract`: ``original`` and ``table`` are
+    the input and the adjusted tables (one each per table, in order), ``passed`` the verdict
+    of every table's verification.
+
     Attributes
     ----------
-    results : list of AdjustmentResult
+    results : tuple of AdjustmentResult
         One per table (each with its own checks; ``objective`` is that table's part).
     status, objective, bound, gap, message, seconds, details
         Of the joint problem.
@@ -353,7 +357,7 @@ class MultivariateAdjustmentResult:
         and the left-over second-order term ``Cov(y, z)``.
     """
 
-    results: list[AdjustmentResult]
+    results: tuple[AdjustmentResult, ...]
     method: str
     status: str
     objective: float
@@ -363,6 +367,16 @@ class MultivariateAdjustmentResult:
     seconds: float
     covariance: pd.DataFrame
     details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def original(self) -> tuple[Table, ...]:
+        """The input tables, in order."""
+        return tuple(r.original for r in self.results)
+
+    @property
+    def table(self) -> tuple[Table, ...]:
+        """The adjusted tables, in order."""
+        return tuple(r.table for r in self.results)
 
     @property
     def passed(self) -> bool:

@@ -14,7 +14,7 @@ from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, check_base
 from tabsdc.rounding.statistics import METHODS, table_statistics
 from tabsdc.table import Table
-from tabsdc.validation import validate_table
+from tabsdc.validation import check_choice, validate_table
 
 __all__ = ["round_table"]
 
@@ -92,8 +92,7 @@ def round_table(
     if not isinstance(table, Table):
         raise InputError(f"table must be a tabsdc.Table, got {type(table).__name__}")
     base = check_base(base)
-    if method not in METHODS:
-        raise InputError(f"unknown rounding method {method!r}; choose one of {', '.join(METHODS)}")
+    check_choice("method", method, METHODS)
     start = perf_counter()
     if method not in RULES:  # controlled rounding keeps the relations: they must hold
         validate_table(table)

@@ -130,7 +130,7 @@ class RoundingResult:
             metrics["extra steps, proven lower bound"] = self.steps_bound
         if self.solve is not None:
             metrics.update({"objective": self.solve.objective, "bound": self.solve.bound,
-                            "gap": self.solve.gap, "solve time [s]": round(self.solve.time, 3)})
+                            "gap": self.solve.gap, "solve time [s]": round(self.solve.seconds, 3)})
         return metrics
 
     # -- renderings ----------------------------------------------------------------------------
@@ -169,11 +169,12 @@ class RoundingResult:
             "adjacent": self.adjacent,
             "seed": self.seed if isinstance(self.seed, int) else None,
             "note": self.note, "statistics": self.statistics.to_dict(),
+            "seconds": self.seconds,
         }
         if self.solve is not None:
             result["solve"] = {"solver": self.solve.solver, "status": self.solve.status,
                                "objective": self.solve.objective, "bound": self.solve.bound,
-                               "gap": self.solve.gap, "seconds": self.solve.time}
+                               "gap": self.solve.gap, "seconds": self.solve.seconds}
         if not self.adjacent:
             moved = np.flatnonzero(self.steps)
             result["steps_bound"] = self.steps_bound

@@ -47,6 +47,7 @@ from tabsdc.solver.problem import (
     SolveResult,
     relative_gap,
 )
+from tabsdc.validation import renamed_keyword
 
 __all__ = ["HighsModel", "solve_highs", "highs_status"]
 
@@ -310,7 +311,7 @@ class HighsModel:
                 x=x,
                 row_duals=None,
                 col_duals=None,
-                time=elapsed,
+                seconds=elapsed,
                 solver="highs",
                 message=message,
                 nodes=int(info.mip_node_count),
@@ -332,7 +333,7 @@ class HighsModel:
             x=x,
             row_duals=np.array(solution.row_dual, dtype=np.float64) if optimal else None,
             col_duals=np.array(solution.col_dual, dtype=np.float64) if optimal else None,
-            time=elapsed,
+            seconds=elapsed,
             solver="highs",
             message=message,
             iterations=sum(max(0, count) for count in iterations),
@@ -461,10 +462,11 @@ class HighsModel:
             "the added rows",
         )
 
+    @renamed_keyword("progress", "on_bound")
     def column_extremes(
         self,
         columns: np.ndarray | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        on_bound: Callable[[int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Minimum and maximum of each given column over the model's feasible set.
@@ -479,8 +481,10 @@ class HighsModel:
         ----------
         columns : array of int, optional
             Columns to bound (default all).
-        progress : callable, optional
-            Called as ``progress(bounds done, bounds in all)`` after each bound.
+        on_bound : callable, optional
+            Called as ``on_bound(bounds done, bounds in all)`` after each bound (a counter
+            for a :class:`~tabsdc.progress.ProgressReporter`; ``progress`` is its former
+            name, kept for one release: ``progress`` elsewhere receives lines of text).
         stop : callable, optional
             Asked before each column; when it returns True the remaining columns are left
             uncomputed (a caller's time limit).
@@ -528,8 +532,8 @@ class HighsModel:
                     out[k], proven = self._extreme(sense, int(j))
                     if not proven:
                         status[k] = "feasible"
-                    if progress is not None:
-                        progress(2 * k + (1 if sense == "min" else 2), 2 * len(columns))
+                    if on_bound is not None:
+                        on_bound(2 * k + (1 if sense == "min" else 2), 2 * len(columns))
         finally:
             if previous is not None:
                 highs.changeColCost(int(previous), 0.0)

@@ -103,7 +103,7 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult
             worker.stop()
             return SolveResult(
                 status="no_solution", optimal=False, objective=None, bound=None, gap=None,
-                x=None, row_duals=None, col_duals=None, time=perf_counter() - start,
+                x=None, row_duals=None, col_duals=None, seconds=perf_counter() - start,
                 solver="highs", message=f"HiGHS did not return within its time limit of "
                 f"{options.time_limit:g} s (it was stopped)")
     if isinstance(answer, BaseException):

@@ -1,8 +1,8 @@
 """Complementary cell suppression.
 
 :func:`suppress` chooses the secondary (complementary) cells of least cost so that every
-primary cell (status ``u``) is protected in the sense of ``DESIGN.md`` (lower, upper
-protection against the interval attack). Methods:
+primary cell (status ``u``) is protected in the sense of ``docs/architecture.md`` (lower,
+upper protection against the interval attack: "Contracts", protection). Methods:
 
 * ``"optimal"``: master MILP over the binaries with Fischetti-Salazar capacity cuts generated
   from the attacker LPs (:mod:`tabsdc.suppression.optimal`); proven optimal or, under a time
@@ -41,7 +41,7 @@ from tabsdc.audit import audit
 from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline
 from tabsdc.solver import require_highs
-from tabsdc.suppression.attacker import Attacker, requirements
+from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
@@ -60,7 +60,7 @@ from tabsdc.suppression.result import SuppressionResult
 from tabsdc.suppression.singletons import protect_singletons, singleton_rows
 from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import in_working_units, validate_table, working_unit
+from tabsdc.validation import check_choice, in_working_units, validate_table, working_unit
 
 __all__ = ["suppress", "choose_method", "SuppressionResult", "METHODS"]
 
@@ -187,8 +187,7 @@ def suppress(
     >>> result.method, result.stats.status, int(result.secondary.sum())
     ('optimal', 'optimal', 4)
     """
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    check_choice("method", method, METHODS)
     validate_table(table)
     require_highs(solver, "suppression")
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
@@ -210,7 +209,7 @@ def suppress(
     if not suppress_totals:
         fixed_off |= table.total_cells & ~fixed_on
     c = reported_cost / cost_unit
-    down, up = _capacities(table, prior, q)
+    down, up = capacities(table, prior, q)
     lpl, upl = cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float)
     reqs = requirements(primary, lpl, upl)
     labels = _labeller(table)
@@ -338,23 +337,6 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                                  attacker.n_solves, deadline.elapsed(),
                                  time_limited=deadline.hit or (phase is not None and phase.hit)
                                  ), witnesses
-
-
-def _capacities(table: Table, prior: str, q: float | None) -> tuple[np.ndarray, np.ndarray]:
-    """How far each cell may move down and up (finite: see :func:`suppress`)."""
-    from tabsdc.audit.verify import prior_bounds
-
-    values = table.values
-    lb, ub = prior_bounds(table.cells, values, prior, q)
-    levels = table.cells[["lpl", "upl"]].to_numpy(float)
-    cap = 1.5 * float(np.abs(values).max(initial=0.0)) + float(levels.max(initial=0.0))
-    down = np.minimum(values - lb, cap)
-    up = np.minimum(ub - values, cap)
-    bad = (down < 0) | (up < 0)
-    if bad.any():
-        label = _labeller(table)(int(np.flatnonzero(bad)[0]))
-        raise InputError(f"{label} lies outside its a-priori bounds [lb, ub]")
-    return down, up
 
 
 def _check_own_bounds(primary, lpl, upl, down, up, labels) -> None:

@@ -74,6 +74,12 @@ class SuppressionResult:
         return self.audit is not None and self.audit.protected
 
     @property
+    def passed(self) -> bool:
+        """The verdict of the audit of the pattern (the contract's name for
+        :attr:`protected`)."""
+        return self.protected
+
+    @property
     def suppressed(self) -> np.ndarray:
         """Mask of every hidden cell (primary and secondary)."""
         return self.table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()

@@ -9,8 +9,8 @@ import pytest
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc.errors import InputError
 from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
-from tabsdc.suppression import _capacities, suppress
-from tabsdc.suppression.attacker import Attacker, requirements
+from tabsdc.suppression import suppress
+from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
 
 
@@ -75,7 +75,7 @@ def test_requirement_checks_are_identical_serial_in_a_pool_and_on_dask(dask_clie
     primary = (cells["status"] == "u").to_numpy()
     reqs = requirements(primary, cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float))
     assert len(reqs) > 10
-    down, up = _capacities(table, "table", None)
+    down, up = capacities(table)
     attacker = Attacker(table.A, down, up)
     rng = np.random.default_rng(0)
     pattern = primary | (rng.random(table.n_cells) < 0.3)
