@@ -39,7 +39,10 @@ class Intervals:
     ``status`` holds one word per cell: ``"optimal"`` when both bounds are proven,
     otherwise the worst solver status met (``"feasible"`` for a time-limited MILP bound,
     whose value is then the best bound found, i.e. the interval is an outer estimate), or
-    ``"not computed"`` (NaN bounds) when the call's time limit ran out first.
+    ``"not computed"`` (NaN bounds) when the call's time limit ran out first. An audit with
+    witnesses (:func:`tabsdc.audit.audit`) adds ``"witness"`` (inner bounds proven by
+    checked witnesses), ``"derived"`` (``[a, a]``: the relations give the cell away) and
+    ``"unsettled"`` (NaN: a non-sensitive cell nothing moved and no LP bounded).
     """
 
     lower: np.ndarray

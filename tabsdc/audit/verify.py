@@ -90,8 +90,10 @@ def audit(
         hidden cell whose checked witnesses already prove its protection (and that it is not
         exactly disclosed) gets those inner bounds, status ``"witness"``, instead of two
         LPs: the exact interval contains them. A cell the relations give away by
-        elimination gets ``[a, a]``, status ``"derived"``. Every other hidden cell is
-        bounded by LP.
+        elimination gets ``[a, a]``, status ``"derived"``. Every other sensitive cell is
+        bounded by LP; another hidden cell left unsettled (no witness moves it, no local LP
+        either) has status ``"unsettled"`` and NaN bounds: the verdict does not depend on
+        it, and only an LP over the whole pattern would say whether it is disclosed.
         Ignored with ``integer`` or ``release_intervals`` (both need exact intervals).
     solver, time_limit
         Solver name (``"highs"`` keeps one model per block of hidden cells) and the seconds
@@ -162,9 +164,12 @@ def audit(
                                                  deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
                             time_limit=deadline.solver_limit())
-    lp = attack.intervals(progress, wanted=~settled & ~derived, n_jobs=n_jobs, client=client)
+    wanted = ~settled & ~derived
+    if proof is not None:  # the verdict needs the sensitive cells only
+        wanted &= (working.cells["status"].to_numpy() == "u")[hidden_cells]
+    lp = attack.intervals(progress, wanted=wanted, n_jobs=n_jobs, client=client)
     if proof is not None:
-        lp = _with_witnesses(lp, proof, hidden_cells, settled, derived)
+        lp = _with_witnesses(lp, proof, hidden_cells, settled, derived, wanted)
     lp = _in_units(lp, unit)
     integer_bounds = None
     if integer:
@@ -269,9 +274,15 @@ class AuditResult:
             f"{self.intervals.seconds:.2f} s",
         ]
         if self.witnesses:
-            by_witness = int((f["solver_status"] == "witness").sum())
-            lines.append(f"  {by_witness} hidden cells settled by {self.witnesses} checked "
-                         "witnesses (inner bounds; the exact interval is at least as wide)")
+            how = f["solver_status"].value_counts()
+            lines.append(f"  {how.get('witness', 0)} hidden cells settled by "
+                         f"{self.witnesses} checked witnesses (inner bounds; the exact "
+                         f"interval is at least as wide), {how.get('derived', 0)} given away "
+                         "by the relations")
+            if how.get("unsettled", 0):
+                lines.append(f"  {how['unsettled']} non-sensitive hidden cells unsettled (no "
+                             "witness or local LP moves them; whether they are disclosed "
+                             "needs an LP over the whole pattern)")
         lines += [
             f"  sensitive cells: {int(sensitive.sum())}, protected: "
             f"{int((f['protected'] & sensitive).sum())}",
@@ -388,16 +399,12 @@ def _witness_proof(
                  f"and settle {int(settled.sum()):,} of {len(hidden_cells):,} hidden cells "
                  f"(left: {int(left.sum()):,} sensitive, {int((~left).sum()):,} other, of "
                  f"which {int(derived.sum()):,} are given away by the relations)")
-    # neighbourhoods that hold a k-D box, then twice as deep (a route found from another
-    # cell's neighbourhood), before the exact LP over the whole pattern
-    radius = max(3, len(table.dims)) + 1
-    for hops in (radius, 2 * radius):
-        rest = hidden_cells[~settled & ~derived]
-        if len(rest) == 0 or deadline.expired:
-            break
+    # neighbourhoods that hold a k-D box (twice as deep is already most of a 4-D table)
+    rest = hidden_cells[~settled & ~derived]
+    if len(rest) and not deadline.expired:
         lower, upper = local_witness_bounds(
-            table.A, values, hidden, lb, ub, rest, hops=hops, deadline=deadline,
-            progress=progress, n_jobs=parallel[0], client=parallel[1])
+            table.A, values, hidden, lb, ub, rest, hops=max(3, len(table.dims)) + 1,
+            deadline=deadline, progress=progress, n_jobs=parallel[0], client=parallel[1])
         proof = proof.widened(rest, lower, upper)
         settled = _settled(cells, proof, hidden_cells, tol)
     return proof, settled, derived
@@ -419,16 +426,18 @@ def _settled(cells: pd.DataFrame, proof: WitnessBounds, hidden_cells: np.ndarray
 
 
 def _with_witnesses(lp: Intervals, proof: WitnessBounds, hidden_cells: np.ndarray,
-                    settled: np.ndarray, derived: np.ndarray) -> Intervals:
-    """The LP intervals with the witnesses' inner bounds where they settle the cell, and
-    the point ``[a, a]`` where the relations give the cell away (its values are unmoved in
-    ``proof``)."""
+                    settled: np.ndarray, derived: np.ndarray, bounded: np.ndarray
+                    ) -> Intervals:
+    """The LP intervals with the witnesses' inner bounds where they settle the cell, the
+    point ``[a, a]`` where the relations give the cell away (its values are unmoved in
+    ``proof``), and ``"unsettled"`` (NaN) for the other cells the LP did not bound."""
     lower, upper, status = lp.lower.copy(), lp.upper.copy(), lp.status.copy()
     known = settled | derived
     lower[known] = proof.lower[hidden_cells[known]]
     upper[known] = proof.upper[hidden_cells[known]]
     status[settled] = "witness"
     status[derived] = "derived"
+    status[~known & ~bounded] = "unsettled"
     return replace(lp, lower=lower, upper=upper, status=status)
 
 

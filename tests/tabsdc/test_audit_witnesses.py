@@ -26,9 +26,13 @@ def test_witness_bounds_lie_inside_the_exact_intervals(seed):
     slack = 1e-6 * np.maximum(1.0, np.abs(inner["value"]))
     assert (outer["lower"] <= inner["lower"] + slack).all()
     assert (outer["upper"] >= inner["upper"] - slack).all()
-    # the cells the LP bounded have the exact intervals
-    rest = proven.frame[~by_witness]
+    # the cells the LP bounded have the exact intervals, the ones given away are exact,
+    # and no sensitive cell is left unsettled
+    how = proven.frame["solver_status"]
+    rest = proven.frame[how == "optimal"]
     assert np.allclose(rest[["lower", "upper"]], exact.frame.loc[rest.index, ["lower", "upper"]])
+    assert exact.frame.loc[proven.frame.index[how == "derived"], "exact"].all()
+    assert not (proven.frame["status"][how == "unsettled"] == "u").any()
     # the suppression's own audit used them
     assert result.audit.witnesses == proven.witnesses
 
