@@ -96,3 +96,17 @@ def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
     assert one.protected
     assert (one.suppressed == two.suppressed).all()
     assert (one.suppressed == distributed.suppressed).all()
+
+
+def test_hypercube_pattern_and_its_audit_do_not_depend_on_n_jobs_or_dask(dask_client):
+    table = small_hierarchical_table(5)
+    one = suppress(table, "hypercube", n_jobs=1)
+    two = suppress(table, "hypercube", n_jobs=2)
+    distributed = suppress(table, "hypercube", client=dask_client)
+    assert one.protected and two.protected and distributed.protected
+    assert (one.suppressed == two.suppressed).all()
+    assert (one.suppressed == distributed.suppressed).all()
+    for other in (two, distributed):
+        assert other.audit.frame["solver_status"].equals(one.audit.frame["solver_status"])
+        assert np.allclose(other.audit.frame[["lower", "upper"]], one.audit.frame[[
+            "lower", "upper"]], rtol=1e-9, atol=1e-9, equal_nan=True)
