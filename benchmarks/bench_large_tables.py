@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from harness import markdown_table  # noqa: E402
 from large_instances import INSTANCES, build_table, records  # noqa: E402
 
 #: GaussSuppression 1.2.3 on the same records (../shared/data/scale/README.md).
@@ -94,7 +95,7 @@ def main(argv: list[str]) -> None:
 
     frame = pd.DataFrame(rows)
     frame["GaussSuppression 1.2.3"] = frame["instance"].map(GAUSS)
-    print(frame.to_markdown(index=False))
+    print(markdown_table(frame))
 
 
 if __name__ == "__main__":
