@@ -14,11 +14,13 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from tabsdc import interrupts
 from tabsdc.cta.constraints import (
     Groups,
     covariance_rows,
@@ -81,14 +83,19 @@ def _solve(problem: CTAProblem, method: str, *, directions: object, time_limit: 
                            message="no sensitive cell: nothing to adjust")
     scaling = Scaling.of(problem)
     scaled = scaling.apply(problem)
-    if method == "milp":
-        solution = milp_method(scaled, time_limit=time_limit, mip_gap=mip_gap)
-    elif method == "heuristic":
-        solution = heuristic(scaled, time_limit=time_limit, seed=seed)
-    elif method == "fixed-directions":
-        solution = fixed_directions(scaled, time_limit=time_limit, seed=seed)
-    else:
-        solution = l2_method(scaled, directions=directions, time_limit=time_limit, seed=seed)
+    with interrupts.stoppable() as search:  # a Ctrl-C ends it as the time limit does
+        if method == "milp":
+            solution = milp_method(scaled, time_limit=time_limit, mip_gap=mip_gap)
+        elif method == "heuristic":
+            solution = heuristic(scaled, time_limit=time_limit, seed=seed)
+        elif method == "fixed-directions":
+            solution = fixed_directions(scaled, time_limit=time_limit, seed=seed)
+        else:
+            solution = l2_method(scaled, directions=directions, time_limit=time_limit,
+                                 seed=seed)
+    if search.interrupted:
+        solution = replace(solution, interrupted=True, message=solution.message
+                           + "; interrupted (Ctrl-C): the best adjustment found so far")
     return scaling.restore(solution, problem, "l2" if method == "l2" else "l1")
 
 
@@ -104,7 +111,8 @@ def _result(table: Table, problem: CTAProblem, y: np.ndarray, up: np.ndarray,
     """Check and wrap the adjustment ``y`` of one table."""
     figures = {"status": solution.status, "objective": solution.objective,
                "bound": solution.bound, "gap": solution.gap, "message": solution.message,
-               "details": {**solution.details, **_forced(problem)}, **overrides}
+               "details": {**solution.details, **_forced(problem)},
+               "interrupted": solution.interrupted, **overrides}
     return AdjustmentResult.build(
         table, table.values + y, method=method, sensitive=problem.sensitive, up=up,
         seconds=seconds, fixed=fixed_cells(table, limits.get("fixed"),
@@ -380,7 +388,8 @@ def adjust_multivariate(
         objective=solution.objective, bound=solution.bound, gap=solution.gap,
         message=solution.message, seconds=seconds,
         covariance=_covariances(tables, [r.table.values for r in results], resolved),
-        details={**solution.details, "joint_rows": list(joint.row_names)},
+        details={**solution.details, "joint_rows": list(joint.row_names),
+                 "interrupted": solution.interrupted},
     )
 
 

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc import interrupts
 from tabsdc.cta.problem import CTAProblem, QuadraticLimit
 from tabsdc.errors import InputError
 from tabsdc.validation import check_choice
@@ -291,7 +292,7 @@ def solve_with_cuts(
     if not problem.quadratic:
         return result, added
     for _ in range(MAX_CUT_ROUNDS):
-        if result.x is None:
+        if result.x is None or interrupts.stopping():  # keep the solution found so far
             break
         rows, upper = cut_rows(problem, adjustment(result))
         if rows.shape[0] == 0:

@@ -79,6 +79,9 @@ class AdjustmentResult:
         Wall-clock time.
     details : dict
         Method-specific figures.
+    interrupted : bool
+        A Ctrl-C stopped the search (:mod:`tabsdc.interrupts`): the best adjustment found
+        so far (checked like any other; not optimal unless its bound proves it).
     """
 
     original: Table
@@ -96,6 +99,7 @@ class AdjustmentResult:
     message: str
     seconds: float
     details: dict[str, Any] = field(default_factory=dict)
+    interrupted: bool = False
 
     @classmethod
     def build(
@@ -119,6 +123,7 @@ class AdjustmentResult:
         quadratic: Sequence[QuadraticLimit] = (),
         cost: np.ndarray | None = None,
         groups: Sequence[tuple[str, np.ndarray]] | None = None,
+        interrupted: bool = False,
     ) -> AdjustmentResult:
         """Check and measure an adjustment and wrap it (every method ends here)."""
         adjusted = np.asarray(adjusted, dtype=float)
@@ -133,7 +138,8 @@ class AdjustmentResult:
                    sensitive=np.asarray(sensitive, dtype=int), up=np.asarray(up, dtype=bool),
                    verification=verification, figures=figures,
                    statistics=group_statistics(table.values, adjusted, groups),
-                   message=message, seconds=float(seconds), details=details)
+                   message=message, seconds=float(seconds), details=details,
+                   interrupted=interrupted)
 
     @property
     def values(self) -> np.ndarray:
@@ -201,6 +207,8 @@ class AdjustmentResult:
         forced = self.details.get("forced_directions", 0)
         lines = [
             self._headline(),
+            *(["  INTERRUPTED (Ctrl-C): the best adjustment found so far"]
+              if self.interrupted else []),
             f"  {self.message}; {self.seconds:.2f} s",
             f"  cells {self.original.n_cells}, sensitive {len(self.sensitive)} "
             f"(up {int(self.up.sum())}, down {int((~self.up).sum())}"
@@ -242,7 +250,7 @@ class AdjustmentResult:
             "additive": v.additive, "protected": v.protected,
             "within_bounds": v.within_bounds, "nonnegative": v.nonnegative,
             "fixed_unchanged": v.fixed_unchanged, "passed": v.passed,
-            "seconds": self.seconds, "message": self.message,
+            "interrupted": self.interrupted, "seconds": self.seconds, "message": self.message,
             "figures": dict(self.figures), "verification": v.to_dict(),
             "statistics": self.statistics.reset_index().to_dict(orient="records"),
             "details": dict(self.details),
@@ -305,6 +313,8 @@ class AdjustmentResult:
             "additive": v.additive, "protected": v.protected, "within bounds": v.within_bounds,
             "fixed cells unchanged": v.fixed_unchanged,
         }
+        if self.interrupted:
+            metrics["interrupted"] = "yes (Ctrl-C): the best adjustment found so far"
         if v.preserved:
             metrics["preserved statistics hold"] = v.preserved_ok
         metrics.update({k: (round(val, 6) if isinstance(val, float) else val)

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from tabsdc import interrupts
 from tabsdc.errors import InputError, SolverError
 from tabsdc.rounding.closest import MIN_PHASE_SECONDS, closest_additive_rounding
 from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
@@ -241,6 +242,8 @@ def controlled_rounding(
     result = solve(problem, solver, mip_gap=mip_gap,
                    time_limit=None if time_limit is None else EXACT_SHARE * time_limit)
     note = f"MILP: {reason}"
+    if not result.has_solution and interrupts.stopping():
+        raise KeyboardInterrupt("no controlled rounding was found before the interrupt")
     if result.has_solution:
         z = np.round(result.x)
         return ControlledOutcome(base * (q + z), True, result.status, "milp", result,

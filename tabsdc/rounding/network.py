@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc import interrupts
 from tabsdc.errors import InputError, SolverError
 from tabsdc.network import relation_signs
 from tabsdc.solver import SolveResult
@@ -305,6 +306,8 @@ def _highs_flow(
     free = _cheapest_per_node(network, movable, np.abs(cost), per_node)
     rounds = 0
     while True:
+        if interrupts.stopping():  # no integral flow before the last restricted LP
+            raise KeyboardInterrupt("the flow LP had not reached its optimum")
         rounds += 1
         columns = np.flatnonzero(free)
         fixed = np.where(free, 0.0, preferred)

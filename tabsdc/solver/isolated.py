@@ -9,18 +9,28 @@ nearly always answers in time, incumbent and bound included; a worker that has n
 ``grace_seconds`` after the limit is ended (the next solve starts a new one), and the result
 is ``"no_solution"`` with a message saying so. A time limit is then a promise: the call
 returns within ``time_limit + grace`` seconds. Problems and results cross the pipe pickled.
+
+Interrupts: the worker runs in its own process group, so a Ctrl-C at the terminal reaches
+the caller only. When a Ctrl-C stops the caller's search (:func:`tabsdc.interrupts.stopping`)
+the caller sends the worker SIGINT (again every second), which ends HiGHS's solve at its next
+iteration with the incumbent found so far (the worker's SIGINT only marks an interrupt,
+:func:`tabsdc.interrupts.listen`); a worker that has not answered :data:`STOP_SECONDS` later
+is ended. Any other exception while the caller waits (a second Ctrl-C) ends the worker too,
+so that no answer is left in the pipe for the next solve.
 """
 
 from __future__ import annotations
 
 import pickle
 import select
+import signal
 import subprocess
 import sys
 import threading
 from functools import cache
 from time import perf_counter
 
+from tabsdc import interrupts
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 
@@ -28,6 +38,12 @@ __all__ = ["solve_isolated", "grace_seconds"]
 
 #: Seconds the worker may take to start (import numpy, scipy, highspy) before its first solve.
 _START_SECONDS = 30.0
+
+#: Seconds a worker told to stop (a Ctrl-C) may take to answer before it is ended.
+STOP_SECONDS = 5.0
+
+#: Seconds between two checks for a Ctrl-C while the caller waits for the worker.
+_POLL_SECONDS = 0.2
 
 
 def grace_seconds(time_limit: float) -> float:
@@ -54,7 +70,7 @@ class _Worker:
         if self.process is None or self.process.poll() is not None:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tabsdc.solver.isolated"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
             self.fresh = True
         return self.process
 
@@ -84,9 +100,11 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult
     >>> result.status, result.objective
     ('optimal', -1.0)
     """
+    start = perf_counter()
+    if interrupts.stopping():  # a Ctrl-C stopped the search: no new solve
+        return _without_answer(perf_counter() - start, "interrupted (Ctrl-C) before the solve")
     worker = _worker()
     with worker.lock:
-        start = perf_counter()
         process = worker.running()
         wait = options.time_limit + grace_seconds(options.time_limit)
         if worker.fresh:
@@ -96,26 +114,51 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions) -> SolveResult
         try:
             process.stdin.write(len(payload).to_bytes(8, "little") + payload)
             process.stdin.flush()
-            answer = _read(process.stdout, wait)
+            answer = _answer(process, wait)
         except (BrokenPipeError, EOFError):
             answer = None
+        except BaseException:  # a second Ctrl-C, ...: the answer would be left in the pipe
+            worker.stop()
+            raise
         if answer is None:
             worker.stop()
-            return SolveResult(
-                status="no_solution", optimal=False, objective=None, bound=None, gap=None,
-                x=None, row_duals=None, col_duals=None, seconds=perf_counter() - start,
-                solver="highs", message=f"HiGHS did not return within its time limit of "
-                f"{options.time_limit:g} s (it was stopped)")
+            return _without_answer(perf_counter() - start, (
+                "interrupted (Ctrl-C): HiGHS did not stop in time (it was ended)"
+                if interrupts.stopping() else f"HiGHS did not return within its time limit "
+                f"of {options.time_limit:g} s (it was stopped)"))
     if isinstance(answer, BaseException):
         raise answer
     return answer
 
 
-def _read(stream, seconds: float) -> object | None:
-    """One length-prefixed pickle from ``stream``, or None when none came within ``seconds``."""
-    ready, _, _ = select.select([stream], [], [], seconds)
-    if not ready:
-        return None
+def _without_answer(seconds: float, message: str) -> SolveResult:
+    return SolveResult(status="no_solution", optimal=False, objective=None, bound=None,
+                       gap=None, x=None, row_duals=None, col_duals=None, seconds=seconds,
+                       solver="highs", message=message)
+
+
+def _answer(process: subprocess.Popen, seconds: float) -> object | None:
+    """The worker's answer, or None when none came within ``seconds`` (after a Ctrl-C that
+    stops the search: within :data:`STOP_SECONDS`; the worker is told to stop, once a
+    second)."""
+    end = perf_counter() + seconds
+    told = None
+    while True:
+        now = perf_counter()
+        if interrupts.stopping() and (told is None or now - told >= 1.0):
+            if told is None:
+                end = min(end, now + STOP_SECONDS)
+            process.send_signal(signal.SIGINT)
+            told = now
+        if now >= end:
+            return None
+        ready, _, _ = select.select([process.stdout], [], [], min(end - now, _POLL_SECONDS))
+        if ready:
+            return _read(process.stdout)
+
+
+def _read(stream) -> object:
+    """One length-prefixed pickle from ``stream``."""
     size = stream.read(8)
     if len(size) < 8:
         raise EOFError
@@ -126,11 +169,14 @@ def _serve() -> None:
     """The worker's loop: read a problem, solve it, write the result (or the error)."""
     from tabsdc.solver.highs import solve_highs
 
+    interrupts.listen()
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     while size := source.read(8):
         problem, options = pickle.loads(source.read(int.from_bytes(size, "little")))
+        interrupts.reset()
         try:
-            answer: object = solve_highs(problem, options)
+            with interrupts.stoppable():
+                answer: object = solve_highs(problem, options)
         except Exception as error:  # handed to the caller, which raises it
             answer = error
         payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)

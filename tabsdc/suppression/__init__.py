@@ -25,6 +25,10 @@ Every method honours ``time_limit`` (total seconds, :class:`tabsdc.progress.Dead
 reports progress in time (:class:`tabsdc.progress.ProgressReporter`).
 
 Every result is checked by :func:`tabsdc.audit.audit` and carries that audit.
+
+A Ctrl-C during the search (:mod:`tabsdc.interrupts`) stops it as the time limit does: the
+result is the best protecting pattern found so far, audited, with ``interrupted`` set (or,
+with none complete yet, :class:`KeyboardInterrupt` saying so).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from tabsdc import interrupts
 from tabsdc.audit import audit
 from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline
@@ -143,7 +148,9 @@ def suppress(
         audited; every cell of ``result.table`` is withheld, so that writing it out
         publishes nothing). The final audit of a pattern is not counted. A
         :class:`~tabsdc.progress.Deadline` may be passed instead (one deadline shared by
-        several calls, or a test's clock).
+        several calls, or a test's clock). A Ctrl-C during the search ends it the same way
+        (:mod:`tabsdc.interrupts`): the best protecting pattern so far, audited, with
+        ``result.interrupted`` set; :class:`KeyboardInterrupt` when none is complete.
     suppress_totals : bool
         Allow totals as secondaries.
     prior : {"table", "pq"}, q : float
@@ -223,19 +230,24 @@ def suppress(
     extra = singleton_rows(table) if singletons else None
     pattern: np.ndarray | None
     witnesses = None
-    if not reqs:  # nothing to protect: the given pattern is optimal
-        pattern = fixed_on
-        stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed())
-    elif method == "optimal":
-        pattern, stats = optimal_pattern(
-            table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
-            extra_rows=extra, deadline=deadline, progress=progress)
-    else:
-        pattern, stats, witnesses = _routed_pattern(
-            table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels, extra,
-            deadline, progress, (prior, q), (n_jobs, client), (down, up))
+    with interrupts.stoppable() as search:
+        if not reqs:  # nothing to protect: the given pattern is optimal
+            pattern = fixed_on
+            stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed())
+        elif method == "optimal":
+            pattern, stats = optimal_pattern(
+                table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
+                extra_rows=extra, deadline=deadline, progress=progress)
+        else:
+            pattern, stats, witnesses = _routed_pattern(
+                table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels, extra,
+                deadline, progress, (prior, q), (n_jobs, client), (down, up))
+    if search.interrupted and pattern is None:
+        raise KeyboardInterrupt("no protecting pattern was complete")
     stats = replace(stats, objective=stats.objective * cost_unit,
-                    bound=stats.bound * cost_unit)
+                    bound=stats.bound * cost_unit,
+                    time_limited=stats.time_limited or (search.interrupted
+                                                        and stats.status != "optimal"))
     if pattern is None:  # fail safe: withhold every cell, so that nothing is published
         return SuppressionResult(
             table=original.with_columns(status=np.where(fixed_on, status, "m")),
@@ -244,12 +256,16 @@ def suppress(
             original=original)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = original.with_columns(status=new_status)
-    verdict = audit(protected, prior=prior, q=q, witnesses=witnesses, progress=progress,
-                    n_jobs=n_jobs, client=client)
+    if search.interrupted and progress is not None:
+        progress("interrupted (Ctrl-C): auditing the best pattern found so far")
+    with interrupts.unstoppable():
+        verdict = audit(protected, prior=prior, q=q, witnesses=witnesses, progress=progress,
+                        n_jobs=n_jobs, client=client)
     return SuppressionResult(
         table=protected, method=method, cost=reported_cost, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
-        seconds=deadline.elapsed(), reason=reason, original=original, witnesses=witnesses)
+        seconds=deadline.elapsed(), reason=reason, original=original, witnesses=witnesses,
+        interrupted=search.interrupted)
 
 
 def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:

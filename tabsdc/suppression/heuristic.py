@@ -105,7 +105,7 @@ def heuristic_pattern(
     reporter = ProgressReporter(progress, "routing", len(order), unit="requirements")
     for done, k in enumerate(order):
         if deadline is not None and deadline.expired:
-            reporter.finish(done, "time limit reached")
+            reporter.finish(done, deadline.why)
             return suppressed, certificates, False
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         req = reqs[k]
@@ -113,7 +113,7 @@ def heuristic_pattern(
         if proof is None:  # (on large tables: not locally; routing makes sure)
             carries = router.route(req, cost, suppressed)
             if carries is None and deadline is not None and deadline.expired:
-                reporter.finish(done, "time limit reached")
+                reporter.finish(done, deadline.why)
                 return suppressed, certificates, False
             if carries is None:
                 raise InputError(
@@ -184,6 +184,7 @@ def clean_up(
         suppressed[j] = True
     else:
         done = len(candidates)
-    reporter.finish(done, "time limit reached" if done < len(candidates) else "")
+    reporter.finish(done, deadline.why if done < len(candidates) and deadline is not None
+                    else "")
     attacker.set_pattern(suppressed)
     return suppressed

@@ -368,7 +368,7 @@ def hypercube_pattern(
     as_tuples = {cell: (up, down) for cell, (up, down) in levels.items()}
     for done, cell in enumerate(order):
         if deadline is not None and deadline.expired:
-            reporter.finish(done, "time limit reached")
+            reporter.finish(done, deadline.why)
             return Cover(suppressed, unmet, False, structures, as_tuples)
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         chosen, missing = _choose(search, cell, suppressed, as_tuples[cell])

@@ -50,6 +50,9 @@ class SuppressionResult:
     witnesses : sparse matrix (cells x k) or None
         The hypercube method's structures, one deviation per column: the audit checks them
         on the table and uses them as proofs (:func:`tabsdc.audit.audit`'s ``witnesses``).
+    interrupted : bool
+        A Ctrl-C stopped the search (:mod:`tabsdc.interrupts`): the pattern is the best
+        found so far (``stats.time_limited`` is set too; not optimal unless proven).
     """
 
     table: Table
@@ -62,6 +65,7 @@ class SuppressionResult:
     reason: str = ""
     original: Table | None = None
     witnesses: sp.sparray | None = None
+    interrupted: bool = False
 
     @property
     def status(self) -> str:
@@ -102,7 +106,9 @@ class SuppressionResult:
         lines = [f"Suppression ({self.method}): status {s.status}, {self.seconds:.2f} s"]
         if self.reason:
             lines.append(f"  method chosen by auto: {self.reason}")
-        if s.time_limited:
+        if self.interrupted:
+            lines.append("  INTERRUPTED (Ctrl-C): the best protecting pattern found so far")
+        elif s.time_limited:
             lines.append("  stopped by the time limit: " + (
                 "no protecting pattern was complete yet: every cell is withheld"
                 if s.status == "no pattern" else "the best protecting pattern found so far"))
@@ -146,6 +152,7 @@ class SuppressionResult:
             "method": self.method,
             "method_reason": self.reason,
             "time_limited": s.time_limited,
+            "interrupted": self.interrupted,
             "objective": number(s.objective),
             "bound": number(s.bound),
             "gap": number(s.gap),
@@ -175,6 +182,9 @@ class SuppressionResult:
         )
         metrics: dict[str, Any] = {"status": s.status, "time limited": s.time_limited,
                                    **self.totals()}
+        if self.interrupted:
+            metrics["interrupted"] = ("yes (Ctrl-C): the best protecting pattern found "
+                                      "so far")
         if self.reason:
             metrics["method chosen by auto"] = self.reason
         if self.method == "optimal":

@@ -28,7 +28,7 @@ def test_a_worker_that_does_not_answer_in_time_is_stopped_and_replaced(monkeypat
     problem = knapsack()
     solve(problem, time_limit=30)  # a worker is running
     stopped = isolated._worker().process
-    monkeypatch.setattr(isolated, "_read", lambda stream, seconds: None)  # it never answers
+    monkeypatch.setattr(isolated, "_answer", lambda process, seconds: None)  # never answers
     result = solve(problem, time_limit=1)
     assert result.status == "no_solution" and not result.optimal and result.x is None
     assert "did not return within its time limit of 1 s" in result.message
