@@ -1,13 +1,14 @@
 """Suppression of large hierarchical tables (10^5-10^6 cells), next to GaussSuppression.
 
 Instances from :mod:`large_instances` (``4d_100k``, ``4d_1m`` are the records of
-``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost =
-value. For each instance and method the table gives the time to build the table, the time of
-the method, the time of the independent audit of its pattern (every hidden cell's interval,
-:func:`tabsdc.audit.audit`, with the method's witnesses checked on the table; the last
-column says how each hidden cell's interval was settled), the peak resident memory of the process (``ru_maxrss``: numpy,
-pandas and HiGHS together), the secondary cells and the audit's verdict; GaussSuppression's
-recorded figures on the same records (``../shared/data/scale/README.md``) follow.
+``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost
+= value. For each instance and method the table gives the time to build the table, the
+time of the method, the time of the independent audit of its pattern (every hidden cell's
+interval, :func:`tabsdc.audit.audit`, with the method's witnesses checked on the table;
+the last column says how each hidden cell's interval was settled), the peak resident
+memory of the process (``ru_maxrss``: numpy, pandas and HiGHS together), the secondary
+cells and the audit's verdict; GaussSuppression's recorded figures on the same records
+(``../shared/data/scale/README.md``) follow.
 
 Usage::
 

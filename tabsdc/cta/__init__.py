@@ -19,7 +19,9 @@ Quality-preserving constraints (QP-CTA: means, variances, correlation of groups 
 added with ``preserve=`` (:mod:`tabsdc.cta.constraints`); :func:`adjust_multivariate` adjusts
 several tables of the same structure together and keeps their covariances. Every result is
 checked (:mod:`tabsdc.cta.verify`) and carries a certified gap: a time-limited or heuristic
-solution is reported ``"optimal"`` only when its lower bound proves it.
+solution is reported ``"optimal"`` only when its lower bound proves it. The L1 methods' bounds
+include the relation-mass LP of :mod:`tabsdc.cta.mass`, which pays for the compensation every
+move needs in the relations of the moved cell (the LP relaxation does not).
 """
 
 from tabsdc.cta import problem as _problem

@@ -190,7 +190,7 @@ def adjust(
     mip_gap : float, optional
         ``"milp"``: relative gap at which HiGHS may stop.
     seed : int or numpy Generator, optional
-        Randomness of the heuristic (block order, tie-breaks) and of MDI-CTA.
+        Randomness of the heuristic (block order) and of MDI-CTA.
     margins, alpha
         ``"mdi"`` only: the margins kept (:func:`tabsdc.cta.mdi.mdi_cta`) and the significance
         level that ends the search.
@@ -235,7 +235,7 @@ def adjust(
     >>> result.status, result.objective, result.verification.passed
     ('optimal', 8.0, True)
     >>> result.table.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
-    [[8.0, 7.0], [9.0, 6.0]]
+    [[12.0, 3.0], [5.0, 10.0]]
     """
     cost = _renamed_cost(cost, weights)
     validate_table(table)

@@ -208,7 +208,7 @@ def l2_method(
         # directions read from the relaxation may admit no adjustment: take those of the
         # L1 heuristic (repaired by LP diving or the MILP), feasible by construction
         up = heuristic(problem, time_limit=clock.budget(), seed=rng, max_passes=0,
-                       milp_phase=False).up
+                       milp_phase=False, mass_bound=False).up
         model.fix(up)
         result = model.solve()
     if result.status == "infeasible":

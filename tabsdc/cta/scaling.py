@@ -41,7 +41,7 @@ __all__ = ["Scaling", "OBJECTIVE_DETAILS"]
 #: the solved model (multiplied back by :meth:`Scaling.objective_factor`).
 OBJECTIVE_DETAILS = ("milp_objective", "milp_bound", "lp_relaxation_bound",
                      "lp_relaxation_objective", "lagrangian_bound",
-                     "relaxation_bound", "initial_objective", "search_objective")
+                     "relaxation_bound", "initial_objective", "search_objective", "mass_bound")
 
 
 def _power_of_two(x: np.ndarray) -> float:

@@ -610,13 +610,48 @@ class HighsModel:
         self._options = replace(self._options, time_limit=seconds)
         self._set_options()
 
+    def set_start(self, x: np.ndarray) -> None:
+        """Give HiGHS a start point (all columns) for the next MIP solve; HiGHS checks it and
+        keeps it as incumbent when it is feasible.
 
-def solve_highs(problem: LinearProgram, options: SolveOptions) -> SolveResult:
-    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once)."""
-    return HighsModel(
+        Raises
+        ------
+        InputError
+            ``x`` of the wrong length.
+        SolverError
+            HiGHS rejects it.
+        """
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.shape != (self.n_cols,):
+            raise InputError(f"start has shape {x.shape}, the model has {self.n_cols} columns")
+        index = np.arange(self.n_cols, dtype=np.int32)
+        _check(self._highs.setSolution(self.n_cols, index, x), "the start solution")
+
+    def set_interior_point(self, on: bool, *, crossover: bool = True) -> None:
+        """Solve LPs by the interior point method or, off, by HiGHS's choice (the simplex
+        method). Without ``crossover`` the interior point ends at its approximately optimal
+        point and duals (no basis: later re-solves start cold); with it, at a basis."""
+        self._highs.setOptionValue("solver", "ipm" if on else "choose")
+        self._highs.setOptionValue("run_crossover", "on" if crossover or not on else "off")
+
+
+def solve_highs(problem: LinearProgram, options: SolveOptions, *,
+                start: np.ndarray | None = None, interior: bool = False,
+                crossover: bool = True) -> SolveResult:
+    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once).
+
+    ``start`` is a MIP start (:meth:`HighsModel.set_start`); ``interior`` and ``crossover``
+    choose the LP method (:meth:`HighsModel.set_interior_point`).
+    """
+    model = HighsModel(
         problem,
         time_limit=options.time_limit,
         mip_gap=options.mip_gap,
         threads=options.threads,
         verbose=options.verbose,
-    ).solve()
+    )
+    if start is not None:
+        model.set_start(start)
+    if interior:
+        model.set_interior_point(True, crossover=crossover)
+    return model.solve()
