@@ -1,12 +1,14 @@
 """Suppression of large hierarchical tables (10^5-10^6 cells), next to GaussSuppression.
 
 Instances from :mod:`large_instances` (``4d_100k``, ``4d_1m`` are the records of
-``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost =
-value. For each instance and method the table gives the time to build the table, the time of
-the method, the time of the independent audit of its pattern (every hidden cell's interval,
-:func:`tabsdc.audit.audit`), the peak resident memory of the process (``ru_maxrss``: numpy,
-pandas and HiGHS together), the secondary cells and the audit's verdict; GaussSuppression's
-recorded figures on the same records (``../shared/data/scale/README.md``) follow.
+``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost
+= value. For each instance and method the table gives the time to build the table, the
+time of the method, the time of the independent audit of its pattern (every hidden cell's
+interval, :func:`tabsdc.audit.audit`, with the method's witnesses checked on the table;
+the last column says how each hidden cell's interval was settled), the peak resident
+memory of the process (``ru_maxrss``: numpy, pandas and HiGHS together), the secondary
+cells and the audit's verdict; GaussSuppression's recorded figures on the same records
+(``../shared/data/scale/README.md``) follow.
 
 Usage::
 
@@ -28,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from harness import markdown_table  # noqa: E402
 from large_instances import INSTANCES, build_table, records  # noqa: E402
 
 #: GaussSuppression 1.2.3 on the same records (../shared/data/scale/README.md).
@@ -50,7 +53,7 @@ def run_one(name: str, method: str, time_limit: float | None, n_jobs: int) -> di
     result = suppress(table, method, time_limit=time_limit, n_jobs=n_jobs,
                       progress=lambda line: (lines.append(line), print("   ", line,
                                                                        file=sys.stderr)))
-    audit_seconds = result.audit.intervals.seconds if result.audit is not None else np.nan
+    audit_seconds = result.audit.seconds if result.audit is not None else np.nan
     return {
         "instance": name, "cells": table.n_cells, "primaries": primaries,
         "method": result.method, "status": result.status,
@@ -63,6 +66,9 @@ def run_one(name: str, method: str, time_limit: float | None, n_jobs: int) -> di
         "hidden": int(result.suppressed.sum()),
         "audit": ("clean" if result.protected else
                   "none" if result.audit is None else "FAILED"),
+        "audit bounds": ("" if result.audit is None else ", ".join(
+            f"{n:,} {how}" for how, n in
+            result.audit.frame["solver_status"].value_counts().items())),
     }
 
 
@@ -90,7 +96,7 @@ def main(argv: list[str]) -> None:
 
     frame = pd.DataFrame(rows)
     frame["GaussSuppression 1.2.3"] = frame["instance"].map(GAUSS)
-    print(frame.to_markdown(index=False))
+    print(markdown_table(frame))
 
 
 if __name__ == "__main__":

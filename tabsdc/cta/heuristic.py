@@ -93,8 +93,8 @@ SEARCH_SHARE = 0.5
 
 
 def _rule_directions(problem: CTAProblem) -> np.ndarray:
-    own_up = problem.weights[problem.sensitive] * problem.upl
-    own_down = problem.weights[problem.sensitive] * problem.lpl
+    own_up = problem.cost[problem.sensitive] * problem.upl
+    own_down = problem.cost[problem.sensitive] * problem.lpl
     return consistent_directions(problem, own_down - own_up)
 
 
@@ -105,7 +105,7 @@ def _initial(problem: CTAProblem, clock: Clock, share: float
     model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
     relaxation = model.relax()
     info: dict = {"relaxation_status": relaxation.status,
-                  "relaxation_seconds": round(relaxation.time, 3)}
+                  "relaxation_seconds": round(relaxation.seconds, 3)}
     if relaxation.status == "infeasible":
         raise infeasible("the LP relaxation is infeasible")
     duals = model.duals(relaxation) if relaxation.optimal else None
@@ -287,7 +287,7 @@ def heuristic(
                                       start=(search.y, search.up), cuts=cuts)
         milp_bound = milp.bound
         info.update(milp_status=milp.status, milp_bound=milp.bound,
-                    milp_objective=milp.objective, milp_seconds=round(milp.time, 3))
+                    milp_objective=milp.objective, milp_seconds=round(milp.seconds, 3))
         left = clock.left()
         if (milp_up is not None and milp.objective < search.objective - 1e-9
                 and left is not None and left > 0):

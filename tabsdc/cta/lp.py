@@ -65,7 +65,7 @@ class L1Model:
         lower = np.concatenate([np.zeros(self._n_equal), self._relax_scale])
         upper = np.concatenate([np.zeros(self._n_equal), np.full(r, np.inf)])
         col_lower, col_upper = self._relaxed_bounds()
-        program = LinearProgram(np.concatenate([problem.weights, problem.weights]), matrix,
+        program = LinearProgram(np.concatenate([problem.cost, problem.cost]), matrix,
                                 lower, upper, col_lower, col_upper)
         self.model = CTAHighsModel(program, time_limit=time_limit)
         self._relax_rows = self._n_equal + np.arange(r)

@@ -36,7 +36,7 @@ solution of the MILP of :mod:`tabsdc.cta.milp` whose ``p`` and ``q`` are not bot
 in a cell, and among the optimal solutions there always is one such (lowering ``p_j`` and
 ``q_j`` together keeps ``y`` and costs less; a sensitive cell's binary already forbids both).
 Adding them therefore keeps the MILP's optimum and tightens its relaxation: the rows whose
-multipliers are positive at the mass LP's optimum (:func:`mass_cuts`) give HiGHS's branch and
+multipliers are positive at the mass LP's optimum (:meth:`MassRelaxation.cuts`) give HiGHS's branch and
 bound the mass LP's root bound.
 
 On Castro's CSPLIB instances the mass LP's bound is up to 1.85 times the LP relaxation's
@@ -150,7 +150,7 @@ class MassRelaxation:
         entries = matrix.tocoo()
         keep = ~pair[entries.row]
         return cls(problem=problem, group=group, lower=low, upper=high,
-                   cost=np.bincount(group, weights=problem.weights, minlength=count),
+                   cost=np.bincount(group, weights=problem.cost, minlength=count),
                    rows=entries.row[keep], cells=entries.col[keep],
                    coefficients=entries.data[keep])
 
@@ -315,7 +315,7 @@ class MassJob:
                                                crossover=False)
             except SolverError:
                 return None
-            self.seconds = round(self._result.time, 3)
+            self.seconds = round(self._result.seconds, 3)
         return self._result
 
     def duals(self) -> np.ndarray | None:

@@ -96,7 +96,7 @@ def milp_program(problem: CTAProblem, cuts: sp.sparray | None = None) -> LinearP
     col_upper[k] = up_cap
     col_upper[n + k] = down_cap
     return LinearProgram(
-        c=np.concatenate([problem.weights, problem.weights, np.zeros(s)]),
+        c=np.concatenate([problem.cost, problem.cost, np.zeros(s)]),
         A=matrix, row_lower=lower, row_upper=upper,
         col_lower=np.concatenate([np.zeros(2 * n), indicator_lower]),
         col_upper=col_upper,
@@ -229,7 +229,7 @@ def milp_method(
     mass = None if mass_cuts is None else job.bound(objective)
     bound, gap, status = certify(objective, [result.bound, mass])
     details = {"milp_status": result.status, "milp_objective": result.objective,
-               "milp_bound": result.bound, "milp_seconds": round(result.time, 3),
+               "milp_bound": result.bound, "milp_seconds": round(result.seconds, 3),
                "nodes": result.nodes, "cuts": cuts, "mass_bound": mass,
                "mass_cuts": None if mass_cuts is None else mass_cuts.shape[0]}
     return CTASolution(y=y, up=up, objective=objective, bound=bound, status=status, gap=gap,

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from tabsdc import interrupts
 from tabsdc.cta.problem import CTAProblem
 from tabsdc.solver import SolveResult
 
@@ -51,7 +52,9 @@ FINISH_SECONDS = 2.0
 
 
 class Clock:
-    """Wall-clock budget: ``left(share)`` is the time left of ``share * limit``."""
+    """Wall-clock budget: ``left(share)`` is the time left of ``share * limit``; none is
+    left once a Ctrl-C has stopped the search (:func:`tabsdc.interrupts.stopping`), so an
+    interrupt ends the search as its time limit would."""
 
     def __init__(self, limit: float | None) -> None:
         self.start = time.perf_counter()
@@ -62,7 +65,10 @@ class Clock:
         return time.perf_counter() - self.start
 
     def left(self, share: float = 1.0) -> float | None:
-        """Seconds left of ``share * limit`` (negative when over; None without a limit)."""
+        """Seconds left of ``share * limit`` (negative when over or interrupted; None without
+        a limit)."""
+        if interrupts.stopping():
+            return -1.0
         if self.limit is None:
             return None
         return self.limit * share - self.elapsed()

@@ -14,12 +14,21 @@ gives (start-up of a new worker included). Problems and results cross the pipe p
 :func:`submit_isolated` runs the same solve from a thread and returns at once with a
 :class:`~concurrent.futures.Future`, so that the caller can work on while the worker solves
 (on a second core); :func:`start_worker` starts the worker ahead of its first solve.
+
+Interrupts: the worker runs in its own process group, so a Ctrl-C at the terminal reaches
+the caller only. When a Ctrl-C stops the caller's search (:func:`tabsdc.interrupts.stopping`)
+the caller sends the worker SIGINT (again every second), which ends HiGHS's solve at its next
+iteration with the incumbent found so far (the worker's SIGINT only marks an interrupt,
+:func:`tabsdc.interrupts.listen`); a worker that has not answered :data:`STOP_SECONDS` later
+is ended. Any other exception while the caller waits (a second Ctrl-C) ends the worker too,
+so that no answer is left in the pipe for the next solve.
 """
 
 from __future__ import annotations
 
 import pickle
 import select
+import signal
 import subprocess
 import sys
 import threading
@@ -30,6 +39,7 @@ from time import perf_counter
 
 import numpy as np
 
+from tabsdc import interrupts
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 
@@ -38,6 +48,12 @@ __all__ = ["solve_isolated", "submit_isolated", "start_worker", "grace_seconds",
 
 #: Seconds the worker may take to start (import numpy, scipy, highspy) before its first solve.
 _START_SECONDS = 30.0
+
+#: Seconds a worker told to stop (a Ctrl-C) may take to answer before it is ended.
+STOP_SECONDS = 5.0
+
+#: Seconds between two checks for a Ctrl-C while the caller waits for the worker.
+_POLL_SECONDS = 0.2
 
 #: Seconds a new worker typically needs to start (about 2 s on a loaded two-core machine).
 STARTUP_ESTIMATE = 3.0
@@ -81,7 +97,7 @@ class _Worker:
         if self.process is None or self.process.poll() is not None:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tabsdc.solver.isolated"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
             self.fresh = True
         return self.process
 
@@ -138,8 +154,10 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
     >>> result.status, result.objective
     ('optimal', -1.0)
     """
-    worker = _worker()
     called = perf_counter()
+    if interrupts.stopping():  # a Ctrl-C stopped the search: no new solve
+        return _without_answer(perf_counter() - called, "interrupted (Ctrl-C) before the solve")
+    worker = _worker()
     if within is not None and not worker.lock.acquire(timeout=max(within, 0.0)):
         return _stopped(options, perf_counter() - called, "the worker stayed busy")
     if within is None:
@@ -162,11 +180,17 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
         try:
             process.stdin.write(len(payload).to_bytes(8, "little") + payload)
             process.stdin.flush()
-            answer = _read(process.stdout, max(wait, 0.0))
+            answer = _answer(process, max(wait, 0.0))
         except (BrokenPipeError, EOFError):
             answer = None
+        except BaseException:  # a second Ctrl-C, ...: the answer would be left in the pipe
+            worker.stop()
+            raise
         if answer is None:
             worker.stop()
+            if interrupts.stopping():
+                return _without_answer(perf_counter() - start_time, "interrupted (Ctrl-C): "
+                                       "HiGHS did not stop in time (it was ended)")
             return _stopped(options, perf_counter() - start_time, "it was stopped")
     finally:
         worker.lock.release()
@@ -175,12 +199,15 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
     return answer
 
 
+def _without_answer(seconds: float, message: str) -> SolveResult:
+    return SolveResult(status="no_solution", optimal=False, objective=None, bound=None,
+                       gap=None, x=None, row_duals=None, col_duals=None, seconds=seconds,
+                       solver="highs", message=message)
+
+
 def _stopped(options: SolveOptions, seconds: float, why: str) -> SolveResult:
-    return SolveResult(
-        status="no_solution", optimal=False, objective=None, bound=None, gap=None, x=None,
-        row_duals=None, col_duals=None, time=seconds, solver="highs",
-        message=f"HiGHS did not return within its time limit of {options.time_limit:g} s "
-                f"({why})")
+    return _without_answer(seconds, f"HiGHS did not return within its time limit of "
+                           f"{options.time_limit:g} s ({why})")
 
 
 def submit_isolated(problem: LinearProgram, options: SolveOptions, **kwargs: object
@@ -212,11 +239,28 @@ def submit_isolated(problem: LinearProgram, options: SolveOptions, **kwargs: obj
     return future
 
 
-def _read(stream, seconds: float) -> object | None:
-    """One length-prefixed pickle from ``stream``, or None when none came within ``seconds``."""
-    ready, _, _ = select.select([stream], [], [], seconds)
-    if not ready:
-        return None
+def _answer(process: subprocess.Popen, seconds: float) -> object | None:
+    """The worker's answer, or None when none came within ``seconds`` (after a Ctrl-C that
+    stops the search: within :data:`STOP_SECONDS`; the worker is told to stop, once a
+    second)."""
+    end = perf_counter() + seconds
+    told = None
+    while True:
+        now = perf_counter()
+        if interrupts.stopping() and (told is None or now - told >= 1.0):
+            if told is None:
+                end = min(end, now + STOP_SECONDS)
+            process.send_signal(signal.SIGINT)
+            told = now
+        if now >= end:
+            return None
+        ready, _, _ = select.select([process.stdout], [], [], min(end - now, _POLL_SECONDS))
+        if ready:
+            return _read(process.stdout)
+
+
+def _read(stream) -> object:
+    """One length-prefixed pickle from ``stream``."""
     size = stream.read(8)
     if len(size) < 8:
         raise EOFError
@@ -227,11 +271,14 @@ def _serve() -> None:
     """The worker's loop: read a problem, solve it, write the result (or the error)."""
     from tabsdc.solver.highs import solve_highs
 
+    interrupts.listen()
     source, sink = sys.stdin.buffer, sys.stdout.buffer
     while size := source.read(8):
         problem, options, extras = pickle.loads(source.read(int.from_bytes(size, "little")))
+        interrupts.reset()
         try:
-            answer: object = solve_highs(problem, options, **extras)
+            with interrupts.stoppable():
+                answer: object = solve_highs(problem, options, **extras)
         except Exception as error:  # handed to the caller, which raises it
             answer = error
         payload = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)

@@ -370,7 +370,7 @@ def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions) -> Solv
         x=x,
         row_duals=row_duals,
         col_duals=col_duals,
-        time=elapsed,
+        seconds=elapsed,
         solver=name,
         message=message,
     )

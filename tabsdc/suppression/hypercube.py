@@ -304,6 +304,22 @@ class Cover:
     structures: dict[int, list[Hypercube]]
     levels: dict[int, tuple[float, float]]
 
+    def deviations(self, n_cells: int) -> tuple[list[int], list[Hypercube], sp.csc_array]:
+        """Every chosen hypercube as a column of signs (a deviation over ``n_cells``
+        cells), with the primary it serves: the witnesses the audit checks
+        (:func:`tabsdc.audit.witnesses.witness_bounds`)."""
+        owners, cubes = [], []
+        for cell, chosen in self.structures.items():
+            owners += [cell] * len(chosen)
+            cubes += chosen
+        if not cubes:
+            return owners, cubes, sp.csc_array((n_cells, 0))
+        which = np.repeat(np.arange(len(cubes)), [len(c.cells) for c in cubes])
+        cells = np.concatenate([c.cells for c in cubes])
+        signs = np.concatenate([c.signs for c in cubes]).astype(float)
+        return owners, cubes, sp.csc_array((signs, (cells, which)),
+                                           shape=(n_cells, len(cubes)))
+
 
 def _choose(search: HypercubeSearch, cell: int, suppressed: np.ndarray,
             levels: tuple[float, float], free_only: bool = False
@@ -352,7 +368,7 @@ def hypercube_pattern(
     as_tuples = {cell: (up, down) for cell, (up, down) in levels.items()}
     for done, cell in enumerate(order):
         if deadline is not None and deadline.expired:
-            reporter.finish(done, "time limit reached")
+            reporter.finish(done, deadline.why)
             return Cover(suppressed, unmet, False, structures, as_tuples)
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         chosen, missing = _choose(search, cell, suppressed, as_tuples[cell])
@@ -455,21 +471,16 @@ def uncertified(A: sp.sparray, cover: Cover, pattern: np.ndarray, down: np.ndarr
     >>> uncertified(A, cover, np.ones(3, bool), np.array([5.0, 1, 5]), np.full(3, 5.0))
     [Requirement(cell=0, direction=1, level=2.0)]
     """
-    owners, cubes = [], []
-    for cell, chosen in cover.structures.items():
-        owners += [cell] * len(chosen)
-        cubes += chosen
+    owners, cubes, deviations = cover.deviations(A.shape[1])
     unmet = {(r.cell, r.direction) for r in cover.unmet}
     wanted = [(cell, direction) for cell, (upl, lpl) in cover.levels.items()
               for direction, level in ((UP, upl), (DOWN, lpl))
               if level > 0 and (cell, direction) not in unmet]
     if not cubes:
         return [Requirement(c, d, cover.levels[c][0 if d == UP else 1]) for c, d in wanted]
-    sizes = np.array([len(c.cells) for c in cubes])
-    which = np.repeat(np.arange(len(cubes)), sizes)
+    which = np.repeat(np.arange(len(cubes)), [len(c.cells) for c in cubes])
     cells = np.concatenate([c.cells for c in cubes])
     signs = np.concatenate([c.signs for c in cubes]).astype(float)
-    deviations = sp.csc_array((signs, (cells, which)), shape=(A.shape[1], len(cubes)))
     residual = abs(sp.csr_array(A) @ deviations).max(axis=0).toarray().ravel()
     published_corners = np.bincount(which, weights=~pattern[cells], minlength=len(cubes))
     good = (residual == 0) & (published_corners == 0)

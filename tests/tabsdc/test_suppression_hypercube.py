@@ -6,8 +6,8 @@ import pytest
 
 from tabsdc import Hierarchy, Table
 from tabsdc.audit import audit
-from tabsdc.suppression import _capacities, suppress
-from tabsdc.suppression.attacker import requirements
+from tabsdc.suppression import suppress
+from tabsdc.suppression.attacker import capacities, requirements
 from tabsdc.suppression.hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
@@ -86,7 +86,7 @@ def test_hypercube_patterns_pass_the_independent_audit(seed):
 def test_each_primary_gets_a_structure_with_room_for_its_levels():
     table = small_hierarchical_table(7)
     cells = table.cells
-    down, up = _capacities(table, "table", None)
+    down, up = capacities(table)
     cost = np.abs(table.values)
     search = HypercubeSearch(table, down, up, cost, np.ones(table.n_cells, bool))
     hidden = (cells["status"] == "u").to_numpy()
@@ -105,7 +105,7 @@ def test_certificates_hold_after_clean_up_and_a_published_corner_breaks_them():
     cells = table.cells
     primary = (cells["status"] == "u").to_numpy()
     reqs = requirements(primary, cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float))
-    down, up = _capacities(table, "table", None)
+    down, up = capacities(table)
     search = HypercubeSearch(table, down, up, np.abs(table.values),
                              np.ones(table.n_cells, bool))
     cover = hypercube_pattern(search, reqs, primary)
