@@ -36,8 +36,8 @@ solution of the MILP of :mod:`tabsdc.cta.milp` whose ``p`` and ``q`` are not bot
 in a cell, and among the optimal solutions there always is one such (lowering ``p_j`` and
 ``q_j`` together keeps ``y`` and costs less; a sensitive cell's binary already forbids both).
 Adding them therefore keeps the MILP's optimum and tightens its relaxation: the rows whose
-multipliers are positive at the mass LP's optimum (:meth:`MassRelaxation.cuts`) give HiGHS's branch and
-bound the mass LP's root bound.
+multipliers are positive at the mass LP's optimum (:meth:`MassRelaxation.cuts`) give HiGHS's
+branch and bound the mass LP's root bound.
 
 On Castro's CSPLIB instances the mass LP's bound is up to 1.85 times the LP relaxation's
 (HIER13: 12.12 against 6.77; NINE12: 106.7 against 77.2), see ``docs/performance.md``. It
