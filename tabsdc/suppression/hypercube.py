@@ -880,15 +880,13 @@ def _now(search: HypercubeSearch, cell: int, proposal: _Proposal, new: np.ndarra
          ) -> Hypercube:
     """``proposal``'s choice with the cells ``new`` hidden since it was made: a candidate
     adds the cost of the new cells among its corners less (they could be corners before,
-    so whether a candidate meets the levels does not change), and the cheapest may now be
-    another one."""
+    so whether a candidate meets the levels does not change), and the cheapest (the first
+    of equal ones, as :func:`_pick`) may now be another one."""
     meets = proposal.every_meets
     evaluation = Evaluation(cell, proposal.rows, proposal.every_added, meets, meets, meets)
     now = np.maximum(proposal.every_added
                      - search.corner_weights(evaluation, new, search.cost[new]), 0.0)
     best = int(np.flatnonzero(meets)[np.argmin(now[meets])])
-    if not now[best] < proposal.added:
-        return proposal.cube
     return Hypercube(*search.corners(evaluation, best), (UP, DOWN))
 
 
