@@ -17,7 +17,7 @@ upper protection against the interval attack: "Contracts", protection). Methods:
   whole;
 * ``"hypercube"``: for large hierarchical tables, a least-cost hypercube per primary found
   on arrays without an LP (:mod:`tabsdc.suppression.hypercube`), then routing of the few
-  requirements no hypercube meets;
+  requirements no hypercube meets (within a box around the primary first);
 * ``"auto"`` (the default): one of these chosen by the table's size and dimensions
   (:func:`choose_method`).
 
@@ -55,6 +55,7 @@ from tabsdc.suppression.hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
     hypercube_pattern,
+    route_in_boxes,
     uncertified,
     widen_cover,
 )
@@ -89,7 +90,7 @@ def choose_method(table: Table) -> tuple[str, str]:
     Tables of four or more dimensions (a cross product of hierarchies) above 20,000 cells:
     the hypercube method, which needs no LP per requirement (on the 126,000-cell 4-D
     benchmark the heuristic routes fewer than 10 % of its requirements in 40 minutes, while
-    the hypercubes cover every primary in minutes; ``docs/large-tables.md``). Otherwise the
+    the hypercube method protects it in under a minute; ``docs/large-tables.md``). Otherwise the
     heuristic (any linear table, fewer secondaries than hypercubes; 9 minutes on the
     114,912-cell 3-D benchmark).
 
@@ -292,9 +293,10 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         if not cover.complete:
             return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, 0, 0, 0, 0,
                                       deadline.elapsed(), time_limited=True), None
-        if cover.unmet:
-            cover = widen_cover(HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
-                                                max_combinations=WIDE_COMBINATIONS), cover)
+        if cover.unmet:  # a wider search, then flows within boxes around the primaries
+            wide = HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
+                                   max_combinations=WIDE_COMBINATIONS)
+            cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline)
         start_pattern, failing = cover.pattern, cover.unmet
         removable = np.zeros(table.n_cells, dtype=bool)
     elif method == "modular":
@@ -327,7 +329,7 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
     witnesses = None
     if method == "hypercube":  # the routes' certificates keep their cells
         keep = np.zeros(table.n_cells, dtype=bool)
-        for cells in certificates.values():
+        for cells in [*certificates.values(), *cover.routes.values()]:
             keep[cells] = True
         pattern = clean_up_hypercubes(search, cover, pattern, ~fixed_on & ~keep, progress,
                                       deadline)
