@@ -1,19 +1,24 @@
 """Suppression of large hierarchical tables (10^5-10^6 cells), next to GaussSuppression.
 
 Instances from :mod:`large_instances` (``4d_100k``, ``4d_1m`` are the records of
-``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost =
-value. For each instance and method the table gives the time to build the table, the time of
-the method, the time of the independent audit of its pattern (every hidden cell's interval,
-:func:`tabsdc.audit.audit`), the peak resident memory of the process (``ru_maxrss``: numpy,
-pandas and HiGHS together), the secondary cells and the audit's verdict; GaussSuppression's
-recorded figures on the same records (``../shared/data/scale/README.md``) follow.
+``../shared/data/scale/``, ``5d_130k`` a 5-D one); rules p% (p = 15) and frequency 3; cost
+= value. For each instance and method the table gives the time to build the table, the
+time of the method, the time of the independent audit of its pattern (every hidden cell's
+interval, :func:`tabsdc.audit.audit`, with the method's witnesses checked on the table;
+the last column says how each hidden cell's interval was settled), the peak resident
+memory of the process (``ru_maxrss``: numpy, pandas and HiGHS together), the secondary
+cells and the audit's verdict; GaussSuppression's recorded figures on the same records
+(``../shared/data/scale/README.md``) follow.
 
 Usage::
 
     python benchmarks/bench_large_tables.py [INSTANCE ...] [--methods=hypercube,heuristic]
-        [--time-limit=SECONDS] [--n-jobs=N]
+        [--time-limit=SECONDS] [--n-jobs=N] [--no-audit=1]
 
 Each (instance, method) runs in a fresh process, so every peak memory is that run's own.
+``--no-audit=1`` times the method alone: the final audit :func:`tabsdc.suppression.suppress`
+runs is left out of that process (the ``audit`` column then says ``not run``); the method's
+own checks (for the hypercube method every certificate against the relations) still run.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
+from harness import markdown_table  # noqa: E402
 from large_instances import INSTANCES, build_table, records  # noqa: E402
 
 #: GaussSuppression 1.2.3 on the same records (../shared/data/scale/README.md).
@@ -38,9 +44,14 @@ GAUSS = {
 }
 
 
-def run_one(name: str, method: str, time_limit: float | None, n_jobs: int) -> dict:
+def run_one(name: str, method: str, time_limit: float | None, n_jobs: int,
+            audited: bool = True) -> dict:
     """Build, suppress and audit one instance in this process; the figures as a dict."""
+    import tabsdc.suppression
     from tabsdc.suppression import suppress
+
+    if not audited:  # this process only: the method without the final audit
+        tabsdc.suppression.audit = lambda *args, **kwargs: None
 
     start = time.perf_counter()
     table = build_table(records(name))
@@ -50,7 +61,7 @@ def run_one(name: str, method: str, time_limit: float | None, n_jobs: int) -> di
     result = suppress(table, method, time_limit=time_limit, n_jobs=n_jobs,
                       progress=lambda line: (lines.append(line), print("   ", line,
                                                                        file=sys.stderr)))
-    audit_seconds = result.audit.intervals.seconds if result.audit is not None else np.nan
+    audit_seconds = result.audit.seconds if result.audit is not None else np.nan
     return {
         "instance": name, "cells": table.n_cells, "primaries": primaries,
         "method": result.method, "status": result.status,
@@ -61,8 +72,11 @@ def run_one(name: str, method: str, time_limit: float | None, n_jobs: int) -> di
         "peak MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "secondaries": int(result.secondary.sum()),
         "hidden": int(result.suppressed.sum()),
-        "audit": ("clean" if result.protected else
+        "audit": ("clean" if result.protected else "not run" if not audited else
                   "none" if result.audit is None else "FAILED"),
+        "audit bounds": ("" if result.audit is None else ", ".join(
+            f"{n:,} {how}" for how, n in
+            result.audit.frame["solver_status"].value_counts().items())),
     }
 
 
@@ -73,7 +87,8 @@ def main(argv: list[str]) -> None:
     if "child" in options:  # one run, figures as JSON on stdout
         name, method = names[0], methods[0]
         limit = float(options["time-limit"]) if "time-limit" in options else None
-        print(json.dumps(run_one(name, method, limit, int(options.get("n-jobs", "1")))))
+        print(json.dumps(run_one(name, method, limit, int(options.get("n-jobs", "1")),
+                                 audited="no-audit" not in options)))
         return
     rows = []
     for name in names:
@@ -81,8 +96,8 @@ def main(argv: list[str]) -> None:
             raise SystemExit(f"unknown instance {name!r}: {', '.join(INSTANCES)}")
         for method in methods:
             child = [sys.executable, __file__, name, f"--methods={method}", "--child=1",
-                     *[f"--{k}={v}" for k, v in options.items() if k in ("time-limit",
-                                                                        "n-jobs")]]
+                     *[f"--{k}={v}" for k, v in options.items()
+                       if k in ("time-limit", "n-jobs", "no-audit")]]
             out = subprocess.run(child, capture_output=False, stdout=subprocess.PIPE,
                                  text=True, check=True).stdout
             rows.append(json.loads(out.strip().splitlines()[-1]))
@@ -90,7 +105,7 @@ def main(argv: list[str]) -> None:
 
     frame = pd.DataFrame(rows)
     frame["GaussSuppression 1.2.3"] = frame["instance"].map(GAUSS)
-    print(frame.to_markdown(index=False))
+    print(markdown_table(frame))
 
 
 if __name__ == "__main__":

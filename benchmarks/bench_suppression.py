@@ -31,8 +31,8 @@ from harness import measure, print_table  # noqa: E402
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules  # noqa: E402
 from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.solver import LinearProgram, solve  # noqa: E402
-from tabsdc.suppression import _capacities, suppress  # noqa: E402
-from tabsdc.suppression.attacker import requirements  # noqa: E402
+from tabsdc.suppression import suppress  # noqa: E402
+from tabsdc.suppression.attacker import capacities, requirements  # noqa: E402
 from tabsdc.suppression.costs import cell_costs  # noqa: E402
 
 
@@ -56,7 +56,7 @@ def full_model(table: Table, time_limit: float):
     cells = table.cells
     primary = (cells["status"] == "u").to_numpy()
     reqs = requirements(primary, cells["lpl"].to_numpy(), cells["upl"].to_numpy())
-    down, up = _capacities(table, "table", None)
+    down, up = capacities(table)
     n, m, k = table.n_cells, table.n_relations, len(reqs)
     eye_k = sp.identity(k, format="csr")
     eye_n = sp.identity(n, format="csr")

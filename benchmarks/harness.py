@@ -96,3 +96,12 @@ def print_table(rows: list[Measurement], title: str) -> pd.DataFrame:
     )
     print(f"\n{title}\n" + frame.to_string(index=False))
     return frame
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """The frame as a Markdown table (what ``docs/performance.md`` shows), without pandas'
+    optional ``tabulate``."""
+    cells = frame.astype(str).to_numpy().tolist()
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+             "|" + "---|" * len(frame.columns)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
             values = loss.to_dict()
             rows.append({"method": method, "parameter": parameter,
                          **{k: values[k] for k in ("MAE", "IL1s", "brMAE", "brMSE", "eigen")},
-                         "PIL": values["PIL"]["overall"], **risk.to_dict()})
+                         "PIL": values["PIL"]["overall"], **risk.measures()})
             detailed = detailed or (f"{method} {parameter}", loss, risk)
             print(f"{method:28s} {parameter:>5g}  brMAE {loss.brMAE:.4f}  "
                   f"DBRL {risk.dbrl:.4f}")

@@ -90,10 +90,19 @@ def shown(value: Any) -> str:
 
 
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
-    """Raise :class:`DataError` unless ``value`` is one of ``allowed``."""
+    """Raise :class:`DataError` unless ``value`` is one of ``allowed``, worded as every
+    entry point of the toolkit words an unknown choice
+    (:func:`tabsdc.validation.check_choice`).
+
+    Examples
+    --------
+    >>> check_choice("ties", "last", ("random", "first"))
+    Traceback (most recent call last):
+    microsdc.errors.DataError: unknown ties 'last'; choose one of random, first
+    """
     if value not in allowed:
-        raise DataError(f"{name} must be one of {', '.join(map(shown, allowed))}; "
-                        f"got {shown(value)}")
+        raise DataError(f"unknown {name} {shown(value)}; choose one of "
+                        f"{', '.join(map(str, allowed))}")
 
 
 def _frame(data: Any, role: str) -> pd.DataFrame:

@@ -8,6 +8,7 @@ value), as the original file itself does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -197,7 +198,7 @@ def rank_interval_disclosure(X: Any, X_masked: Any, p: float | None = None) -> f
     return float(_rid(data, percents).mean())
 
 
-@dataclass
+@dataclass(frozen=True)
 class RiskReport:
     """Disclosure risk of a masked file: the four measures and how they were computed.
 
@@ -215,6 +216,10 @@ class RiskReport:
         Original records linked for DBRL (n unless a sample was drawn).
     by_width : pandas.DataFrame
         SDID and RID at each width 1 %, ..., 10 %.
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     dbrl: float
@@ -226,11 +231,23 @@ class RiskReport:
     k: float
     linked: int
     by_width: pd.DataFrame = field(repr=False)
+    seconds: float = 0.0
 
-    def to_dict(self) -> dict[str, float]:
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
+
+    def measures(self) -> dict[str, float]:
         """``{"DBRL", "SDID", "SDID_avg", "RID"}``."""
         return {"DBRL": self.dbrl, "SDID": self.sdid, "SDID_avg": self.sdid_avg,
                 "RID": self.rid}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The :meth:`measures`, how they were computed (``n``, ``p``, ``k``, ``linked``),
+        ``status`` and ``seconds``."""
+        return {**self.measures(), "n": self.n, "p": self.p, "k": self.k,
+                "linked": self.linked, "status": self.status, "seconds": self.seconds}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: value and meaning."""
@@ -241,7 +258,7 @@ class RiskReport:
             "SDID_avg": "SDID averaged over k = 1 %, ..., 10 %",
             "RID": "values inside rank intervals, averaged over p = 1 %, ..., 10 %",
         }
-        values = self.to_dict()
+        values = self.measures()
         return pd.DataFrame({"value": [values[m] for m in meanings],
                              "meaning": list(meanings.values())},
                             index=pd.Index(list(meanings), name="measure"))
@@ -249,7 +266,7 @@ class RiskReport:
     def summary(self) -> str:
         """The four measures, one per line."""
         lines = [f"Disclosure risk ({self.n} records, {self.p} variables)"]
-        lines += [f"  {name:<9} {value:.4f}" for name, value in self.to_dict().items()]
+        lines += [f"  {name:<9} {value:.4f}" for name, value in self.measures().items()]
         return "\n".join(lines)
 
     def to_report(self) -> Section:
@@ -259,7 +276,7 @@ class RiskReport:
                 .add_text("Share of records (DBRL, SDID) or values (RID) an intruder "
                           "discloses from the masked file; 1 = as disclosive as the original "
                           f"file, 0 = nothing disclosed.{sample}")
-                .add_metrics(self.to_dict())
+                .add_metrics(self.measures())
                 .add_table(self.to_frame(), "Measures")
                 .add_table(self.by_width, "Interval disclosure by interval width"))
 
@@ -294,9 +311,10 @@ def disclosure_risk(X: Any, X_masked: Any, *, seed: Seed = None, k: float = 0.05
     --------
     >>> import numpy as np
     >>> X = np.arange(40.0).reshape(20, 2) ** 1.5
-    >>> disclosure_risk(X, X).to_dict()
+    >>> disclosure_risk(X, X).measures()
     {'DBRL': 1.0, 'SDID': 1.0, 'SDID_avg': 1.0, 'RID': 1.0}
     """
+    start = perf_counter()
     k = _nonnegative("k", k)
     data = numeric_pair(X, X_masked, min_records=2)
     rows = _sample_rows(data.n, sample, seed)
@@ -308,7 +326,8 @@ def disclosure_risk(X: Any, X_masked: Any, *, seed: Seed = None, k: float = 0.05
     return RiskReport(
         dbrl=float(_linkage_scores(data, rows, rtol).mean()),
         sdid=float(sdid[0]), sdid_avg=float(sdid[1:].mean()), rid=float(rid.mean()),
-        n=data.n, p=data.p, k=k, linked=rows.size, by_width=by_width)
+        n=data.n, p=data.p, k=k, linked=rows.size, by_width=by_width,
+        seconds=perf_counter() - start)
 
 
 def _nonnegative(name: str, value: Any) -> float:

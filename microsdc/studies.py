@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from time import perf_counter
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +33,11 @@ from microsdc import masking
 from microsdc._data import NumericPair, Seed, check_choice, generator, numeric_matrix
 from microsdc.errors import DataError
 from microsdc.risk import disclosure_risk
-from microsdc.utility._reduce import reduce_sums
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
 from microsdc.utility.probabilistic import pil_result
 from microsdc.utility.rank import TIES, rank_sums
+from microsdc.utility.sums import reduce_sums
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -110,7 +111,7 @@ def _measure_values(pair: NumericPair, measures: Sequence[str], ties: str,
         values["brMAE"], values["brMSE"] = (reduce_sums(absolute, "mean"),
                                             reduce_sums(squared, "mean"))
     if any(name.startswith("PIL") for name in measures):
-        pil = pil_result(pair).to_dict()
+        pil = pil_result(pair).measures()
         values["PIL"] = pil["overall"]
         values.update({f"PIL({k})": v for k, v in pil.items() if k != "overall"})
     if "eigen" in measures:
@@ -161,6 +162,10 @@ class StudyResult:
         parameter) and one column per measure (rho with that measure).
     risk_measures : tuple of str
         Risk columns of ``values`` (empty unless ``risk=True``).
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     name: str
@@ -172,6 +177,25 @@ class StudyResult:
     measure_correlations: pd.DataFrame = field(repr=False)
     spearman: pd.DataFrame = field(repr=False)
     risk_measures: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: the study's design, the mean Spearman table (one record per
+        method and measure), ``status`` and ``seconds``."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"name": self.name, "measures": self.measures,
+                         "grid": {m: list(p) for m, p in self.grid.items()},
+                         "replications": self.replications,
+                         "masked_data_sets": len(self.values),
+                         "risk_measures": self.risk_measures,
+                         "spearman": self.to_frame().to_dict(orient="records"),
+                         "status": self.status, "seconds": self.seconds})
 
     def grid_table(self) -> pd.DataFrame:
         """Mean Spearman rho of each measure (rows) with the parameter, per method (columns)."""
@@ -315,6 +339,7 @@ def run_study(X: Any, *, grid: Mapping[str, Sequence[float]] | None = None,
     >>> bool(result.spearman.loc[("noise", "brMAE"), "grid"] > 0.5)
     True
     """
+    start = perf_counter()
     x, columns, index = numeric_matrix(X)
     grid = _checked_grid(grid)
     measures = tuple(measures)
@@ -341,7 +366,7 @@ def run_study(X: Any, *, grid: Mapping[str, Sequence[float]] | None = None,
                 row = {"method": method, "parameter": parameter, "replication": replication,
                        **_measure_values(pair, measures, ties, rng)}
                 if risk:
-                    row.update(disclosure_risk(x, masked, seed=rng).to_dict())
+                    row.update(disclosure_risk(x, masked, seed=rng).measures())
                 rows.append(row)
     values = pd.DataFrame(rows)
     risk_measures = tuple(c for c in values.columns
@@ -356,4 +381,4 @@ def run_study(X: Any, *, grid: Mapping[str, Sequence[float]] | None = None,
     spearman = spearman.reindex(pd.MultiIndex.from_product([list(grid), list(measures)],
                                                            names=["method", "measure"]))
     return StudyResult(name, measures, grid, int(replications), values, with_grid, between,
-                       spearman, risk_measures)
+                       spearman, risk_measures, perf_counter() - start)

@@ -1,6 +1,9 @@
 """A table's relations as a network: the relations are its nodes, a cell in two relations
 an arc between them.
 
+:func:`neighbourhood` walks that graph: the cells within ``k`` relations of a cell, where the
+attacker's local LPs (suppression) and the audit's local witnesses look.
+
 A relation ``sum_j a_uj x_j = b_u`` with coefficients +-1 multiplied by a sign ``sigma_u``
 becomes a flow-conservation row when every cell in two relations u, v enters one and leaves
 the other: ``sigma_u a_uj = -sigma_v a_vj``. :func:`relation_signs` finds such signs for all
@@ -16,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
 
-__all__ = ["relation_signs"]
+__all__ = ["neighbourhood", "relation_signs"]
 
 
 def relation_signs(csc: sp.csc_array, counts: np.ndarray) -> np.ndarray:
@@ -75,3 +78,20 @@ def relation_signs(csc: sp.csc_array, counts: np.ndarray) -> np.ndarray:
         step = step * step[parent]
         parent = parent[parent]
     return step[:k]
+
+
+def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
+                  hops: int = 3) -> np.ndarray:
+    """Cells reachable from ``cell`` through at most ``hops`` relations (sorted).
+
+    ``k`` hops hold the smallest protecting structures of k-dimensional tables (the ``2^k``
+    corners of a box: the opposite corner is k relations away), so callers use
+    ``max(3, k)``. ``by_column``/``by_row``: the relations matrix compressed both ways.
+    """
+    cells = np.array([cell])
+    for _ in range(hops):
+        rows = np.unique(by_column[:, cells].indices)
+        if len(rows) == 0:
+            break
+        cells = np.unique(by_row[rows].indices)
+    return cells

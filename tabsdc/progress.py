@@ -4,7 +4,9 @@ Two small objects:
 
 * :class:`Deadline`: the total seconds a call may take. Every loop asks ``expired`` before a
   new step, and every solver call gets at most ``remaining()`` seconds (``solver_limit``), so
-  the whole call stops within a few seconds of its limit whatever step it is in.
+  the whole call stops within a few seconds of its limit whatever step it is in. A Ctrl-C
+  during a search (:mod:`tabsdc.interrupts`) makes every deadline of the search expire at
+  once, so an interrupt takes the same path as the time limit.
 * :class:`ProgressReporter`: time-based progress lines for a loop over ``total`` items. A
   first line comes at once, the first rate after ``first`` seconds (default 2), the next
   ones at least every ``interval`` seconds (default 10),
@@ -43,6 +45,8 @@ from contextlib import contextmanager
 from numbers import Real
 from time import perf_counter
 
+from tabsdc import interrupts
+
 __all__ = [
     "Deadline", "ProgressReporter", "Progress", "format_seconds", "validate_time_limit",
     "heartbeat",
@@ -80,16 +84,25 @@ class Deadline:
         return self._clock() - self.start
 
     def remaining(self) -> float:
-        """Seconds left (``inf`` without a limit, never below 0)."""
+        """Seconds left (``inf`` without a limit, never below 0; 0 once a Ctrl-C has
+        stopped the search, :func:`tabsdc.interrupts.stopping`)."""
+        if interrupts.stopping():
+            return 0.0
         return max(self.seconds - self.elapsed(), 0.0)
 
     @property
     def expired(self) -> bool:
-        """True once the time is up (within 0.02 s, the solvers' own granularity); records
-        that the deadline was hit."""
-        if self.limited and self.remaining() <= 0.02:
+        """True once the time is up (within 0.02 s, the solvers' own granularity) or a
+        Ctrl-C has stopped the search; records that the deadline was hit."""
+        if interrupts.stopping() or (self.limited and self.remaining() <= 0.02):
             self.hit = True
         return self.hit
+
+    @property
+    def why(self) -> str:
+        """Why the work stopped early: ``"interrupted (Ctrl-C)"`` or ``"time limit
+        reached"`` (for progress lines)."""
+        return "interrupted (Ctrl-C)" if interrupts.interrupted() else "time limit reached"
 
     def solver_limit(self, cap: float | None = None) -> float | None:
         """Seconds a solver call may take now: what is left, at most ``cap`` (None: no limit).

@@ -5,6 +5,11 @@ Two ideas, used together by every entry point (audit, suppression, adjustment, r
 * :func:`validate_table`: one validation, shared, so that every entry point accepts and
   rejects the same tables with the same message: values inside their a-priori bounds and
   relations that hold (the first failure is named, by cell or relation).
+* :func:`check_choice`: the one check of a named choice (``method``, ``cost``, ``prior``,
+  ``engine``, ...): every entry point refuses an unknown choice with an :class:`InputError`
+  worded alike, ``unknown method 'simplex'; choose one of optimal, heuristic, ...``.
+* :func:`renamed_keyword`: a keyword renamed at the public boundary keeps working for one
+  release, with a :class:`DeprecationWarning` naming the new keyword.
 * :func:`working_unit` and :func:`in_working_units`: tolerances relative to the table's
   magnitude. Solvers such as HiGHS use *absolute* feasibility tolerances (about 1e-7), and
   many checks compare a difference with ``tol * max(1, |a|)``; both misjudge a table whose
@@ -19,8 +24,11 @@ Two ideas, used together by every entry point (audit, suppression, adjustment, r
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import TYPE_CHECKING
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -29,7 +37,10 @@ from tabsdc.errors import InputError
 if TYPE_CHECKING:
     from tabsdc.table import Table
 
-__all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "SCALED_COLUMNS"]
+__all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "check_choice",
+           "renamed_keyword", "SCALED_COLUMNS"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: Cell columns measured in the unit of the values (divided by the working unit).
 SCALED_COLUMNS = ("value", "cost", "lb", "ub", "lpl", "upl", "spl")
@@ -39,6 +50,75 @@ _NATURAL_RANGE = (1.0, 1e6)
 
 #: Relative tolerance with which a value may lie outside its bounds (float noise).
 _BOUND_TOLERANCE = 1e-9
+
+
+def check_choice(name: str, value: object, choices: Sequence[str], *, also: str = "") -> str:
+    """The toolkit's one check of a named choice: ``value`` if it is one of ``choices``.
+
+    Parameters
+    ----------
+    name : str
+        What is chosen, as the keyword says it (``"method"``, ``"cost"``, ``"engine"``).
+    value : object
+        The choice made.
+    choices : sequence of str
+        The names accepted.
+    also : str
+        What else is accepted besides the names, said after them (``"a cell column or an
+        array"``).
+
+    Raises
+    ------
+    InputError
+        ``unknown <name> <value>; choose one of <choices>`` (the same wording in every
+        entry point).
+
+    Examples
+    --------
+    >>> check_choice("method", "optimal", ("optimal", "heuristic"))
+    'optimal'
+    >>> check_choice("method", "simplex", ("optimal", "heuristic"))
+    Traceback (most recent call last):
+    tabsdc.errors.InputError: unknown method 'simplex'; choose one of optimal, heuristic
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    listed = ", ".join(map(str, choices)) + (f", or {also}" if also else "")
+    raise InputError(f"unknown {name} {value!r}; choose one of {listed}")
+
+
+def renamed_keyword(old: str, new: str) -> Callable[[_F], _F]:
+    """Let a function take its keyword ``new`` under its former name ``old`` for one release,
+    with a :class:`DeprecationWarning`.
+
+    Examples
+    --------
+    >>> @renamed_keyword("seed", "start")
+    ... def fit(start=None):
+    ...     return start
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     fit(seed=3), str(caught[0].message)
+    (3, 'fit(seed=...) is now fit(start=...)')
+    """
+
+    def rename(function: _F) -> _F:
+        @functools.wraps(function)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if old in kwargs:
+                if new in kwargs:
+                    raise TypeError(f"{function.__name__}() got both {new}= and its former "
+                                    f"name {old}=")
+                warnings.warn(f"{function.__name__}({old}=...) is now "
+                              f"{function.__name__}({new}=...)", DeprecationWarning,
+                              stacklevel=2)
+                kwargs[new] = kwargs.pop(old)
+            return function(*args, **kwargs)
+
+        return call  # type: ignore[return-value]
+
+    return rename
 
 
 def magnitude(values: np.ndarray) -> float:

@@ -63,21 +63,183 @@ def adjustment_result():
     return adjust(rules_result().table, "milp")
 
 
-#: (name, builder, is a result on a table, is a check)
+def multivariate_result():
+    from tabsdc.cta import adjust_multivariate
+
+    table = rules_result().table
+    scaled = table.with_columns(value=table.values * 1.1)
+    return adjust_multivariate([table, scaled], "milp", preserve="mean")
+
+
+def verification():
+    return adjustment_result().verification
+
+
+def ipf_result():
+    import scipy.sparse as sp
+
+    from tabsdc.mdi import ipf
+
+    margins = sp.csr_array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    return ipf(np.ones(4), margins, np.array([3.0, 7.0, 4.0, 6.0]))
+
+
+def table_set_result():
+    from tabsdc import TableSet
+    from tabsdc.suppression import suppress
+
+    records = pd.DataFrame({"act": list("AAABCBABBCCCAC"), "reg": list("NSNNSNSNNESEEE"),
+                            "size": list("11222221111112"),
+                            "v": [37.0, 27, 10, 16, 13, 17, 7, 6, 3, 5, 23, 11, 40, 9]})
+    tables = [apply_rules(Table.from_microdata(records, dims, "v"), FrequencyRule(3)).table
+              for dims in (["act", "reg"], ["act", "size"])]
+    return suppress(TableSet.from_tables(tables), "optimal")
+
+
+def rounding_audit():
+    return rounding_result().audit
+
+
+def table_statistics():
+    return rounding_result().statistics
+
+
+def batch_result(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from tabsdc.io.argus import run_batch
+
+    job = tmp_path / "job"
+    shutil.copytree(Path(__file__).parent / "data" / "argus" / "tableinput", job)
+    arb = job / "TestTable.arb"
+    arb.write_text(arb.read_text().replace("<GOINTERACTIVE>", "<SUPPRESS> CTA(1)\n"
+                                           "<GOINTERACTIVE>"))
+    return run_batch(arb)
+
+
+def solve_result():
+    import scipy.sparse as sp
+
+    from tabsdc.solver import LinearProgram, solve
+
+    return solve(LinearProgram(c=[3, 5], A=sp.csr_array([[1, 0], [0, 2], [3, 2]]),
+                               row_lower=[-np.inf] * 3, row_upper=[4, 12, 18],
+                               col_lower=[0, 0], col_upper=[np.inf, np.inf], sense="max"))
+
+
+def microdata() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """200 seeded records of three skewed variables, and the same with 10 % noise."""
+    rng = np.random.default_rng(3)
+    x = pd.DataFrame(rng.lognormal(size=(200, 3)), columns=["a", "b", "c"])
+    return x, x * (1 + 0.1 * rng.normal(size=x.shape))
+
+
+def utility_report():
+    from microsdc import information_loss
+
+    return information_loss(*microdata(), seed=1)
+
+
+def risk_report():
+    from microsdc import disclosure_risk
+
+    return disclosure_risk(*microdata(), seed=1)
+
+
+def pil_result():
+    from microsdc.utility import probabilistic_information_loss
+
+    return probabilistic_information_loss(*microdata())
+
+
+def ctbil_result():
+    from microsdc.utility import ctbil
+
+    x = pd.DataFrame({"a": ["u", "u", "v", "v"], "b": ["p", "q", "q", "p"]})
+    return ctbil(x, x.assign(a=["u", "v", "v", "v"]))
+
+
+def gini_comparison():
+    from microsdc.utility import gini_comparison
+
+    x, masked = microdata()
+    return gini_comparison(x["a"], masked["a"], n_boot=50, seed=1)
+
+
+def regression_comparison():
+    from microsdc.utility import regression_comparison
+
+    x, masked = microdata()
+    return regression_comparison(x, masked, "a", ["b", "c"])
+
+
+def study_result():
+    from microsdc import run_study
+
+    return run_study(microdata()[0], grid={"noise": (10.0, 100.0)}, replications=1, seed=1,
+                     measures=("MAE", "brMAE"))
+
+
+def mcd_estimate():
+    from microsdc.utility import mcd
+
+    return mcd(microdata()[0], n_starts=20, seed=1)
+
+
+#: (name, builder, what ``original``/``table`` hold: a Table, a TableSet, tables or nothing,
+#: is a check)
 RESULTS = [
-    ("RulesResult", rules_result, True, False),
-    ("AuditResult", audit_result, True, True),
-    ("PQAttackResult", pq_attack_result, False, True),
-    ("SuppressionResult", suppression_result, True, False),
-    ("RoundingResult", rounding_result, True, False),
-    ("AdjustmentResult", adjustment_result, True, True),
+    ("RulesResult", rules_result, "table", False),
+    ("AuditResult", audit_result, "table", True),
+    ("PQAttackResult", pq_attack_result, None, True),
+    ("SuppressionResult", suppression_result, "table", True),
+    ("RoundingResult", rounding_result, "table", False),
+    ("RoundingAudit", rounding_audit, None, True),
+    ("TableStatistics", table_statistics, None, False),
+    ("AdjustmentResult", adjustment_result, "table", True),
+    ("MultivariateAdjustmentResult", multivariate_result, "tables", True),
+    ("Verification", verification, None, True),
+    ("IPFResult", ipf_result, None, False),
+    ("TableSetResult", table_set_result, "table set", True),
+    ("BatchResult", batch_result, None, True),
+    ("SolveResult", solve_result, None, False),
+    ("UtilityReport", utility_report, None, False),
+    ("RiskReport", risk_report, None, False),
+    ("PILResult", pil_result, None, False),
+    ("CTBILResult", ctbil_result, None, False),
+    ("GiniComparison", gini_comparison, None, False),
+    ("RegressionComparison", regression_comparison, None, False),
+    ("StudyResult", study_result, None, False),
+    ("MCDEstimate", mcd_estimate, None, False),
 ]
 
+#: Public classes named like results that are parts of a result, read through it, not
+#: results of an entry point of their own (the reason is the value).
+PARTS = {
+    "Intervals": "the raw bounds inside AuditResult.intervals (status is per cell)",
+    "ControlledOutcome": "controlled rounding's engine output, wrapped by round_table in a "
+                         "RoundingResult",
+    "CutLoopStats": "the cut loop's figures inside SuppressionResult.stats",
+    "ProtectionOutcome": "one tau-ARGUS protection inside BatchResult.tables (its result's "
+                         "to_dict() is kept as details)",
+    "AprioriOutcome": "what an a-priori file changed, logged by the tau-ARGUS runner",
+}
 
-@pytest.mark.parametrize(("name", "build", "on_table", "is_check"), RESULTS,
+#: The contract itself (sdcreport.contract) and the report that holds sections.
+NOT_RESULTS = {"Result", "TableResult", "Report"}
+
+
+def build(builder, tmp_path):
+    return builder(tmp_path) if builder is batch_result else builder()
+
+
+@pytest.mark.parametrize(("name", "builder", "holds", "is_check"), RESULTS,
                          ids=[r[0] for r in RESULTS])
-def test_result_keeps_the_contract(name, build, on_table, is_check):
-    result = build()
+def test_result_keeps_the_contract(name, builder, holds, is_check, tmp_path):
+    from tabsdc import TableSet
+
+    result = build(builder, tmp_path)
     assert type(result).__name__ == name
     assert isinstance(result, Result)
     assert isinstance(result.status, str) and result.status
@@ -85,14 +247,17 @@ def test_result_keeps_the_contract(name, build, on_table, is_check):
     assert isinstance(result.summary(), str) and result.summary()
     assert isinstance(result.to_frame(), pd.DataFrame)
     data = result.to_dict()
-    assert data["status"] == result.status
+    assert data["status"] == result.status and data["seconds"] == pytest.approx(result.seconds)
     json.dumps(data)  # JSON-ready
     section = result.to_report()
     assert isinstance(section, Section)
     assert Report("contract").add(section).to_text()
-    if on_table:
+    if holds is not None:
         assert isinstance(result, TableResult)
-        assert isinstance(result.original, Table) and isinstance(result.table, Table)
+        kind = {"table": Table, "table set": TableSet, "tables": tuple}[holds]
+        assert isinstance(result.original, kind) and isinstance(result.table, kind)
+        if holds == "tables":
+            assert all(isinstance(t, Table) for t in (*result.original, *result.table))
     if is_check:
         assert isinstance(result, Check) and isinstance(result.passed, bool)
     assert dataclasses.is_dataclass(result)
@@ -101,9 +266,45 @@ def test_result_keeps_the_contract(name, build, on_table, is_check):
         setattr(result, field, None)
 
 
+def public_classes():
+    """Every class in the ``__all__`` of a module of tabsdc, microsdc and sdcreport."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import microsdc
+    import sdcreport
+    import tabsdc
+
+    found = {}
+    for package in (tabsdc, microsdc, sdcreport):
+        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if module.name.split(".")[1] in ("ui", "cli") or module.name.endswith("__main__"):
+                continue
+            loaded = importlib.import_module(module.name)
+            for name in getattr(loaded, "__all__", ()):
+                value = getattr(loaded, name, None)
+                if inspect.isclass(value):
+                    found[value.__name__] = value
+    return found
+
+
+#: How result classes are named.
+RESULT_NAMES = ("Result", "Report", "Verification", "Audit", "Statistics", "Comparison",
+                "Estimate", "Outcome", "Stats", "Intervals")
+
+
+def test_every_public_result_class_is_run_through_the_contract():
+    named = {name for name in public_classes() if name.endswith(RESULT_NAMES)}
+    covered = {r[0] for r in RESULTS} | set(PARTS)
+    assert named - NOT_RESULTS <= covered, named - NOT_RESULTS - covered
+    assert set(PARTS) <= named
+
+
 def test_the_verification_of_an_adjustment_is_a_check_with_a_summary_and_a_frame():
     verification = adjustment_result().verification
     assert isinstance(verification, Check) and verification.passed
+    assert verification.status == "passed" and verification.to_dict()["passed"]
     assert verification.summary().startswith("Verification of the adjustment: every check")
     frame = verification.to_frame()
     assert frame["passed"].all() and "protection" in frame.index

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -191,6 +192,10 @@ class GiniComparison:
         Confidence level.
     n_boot : int
         Bootstrap replicates.
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     original: float
@@ -201,6 +206,23 @@ class GiniComparison:
     masked_in_original_ci: bool
     level: float
     n_boot: int
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: the estimates, intervals, overlap, ``status`` and ``seconds``."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"original": self.original, "masked": self.masked,
+                         "ci_original": self.ci_original, "ci_masked": self.ci_masked,
+                         "overlap": self.overlap,
+                         "masked_in_original_ci": self.masked_in_original_ci,
+                         "level": self.level, "n_boot": self.n_boot, "status": self.status,
+                         "seconds": self.seconds})
 
     def summary(self) -> str:
         pct = f"{100 * self.level:g} %"
@@ -266,6 +288,7 @@ def gini_comparison(x: Any, x_masked: Any, *, weights: Any = None, weights_maske
     >>> result.overlap, result.masked_in_original_ci
     (1.0, True)
     """
+    start = perf_counter()
     if not 0 < level < 1 or int(n_boot) < 2:
         raise DataError(f"need 0 < level < 1 and n_boot >= 2; got level={level}, "
                         f"n_boot={n_boot}")
@@ -280,7 +303,7 @@ def gini_comparison(x: Any, x_masked: Any, *, weights: Any = None, weights_maske
     return GiniComparison(estimates[0], estimates[1], intervals[0], intervals[1],
                           ci_overlap(intervals[0], intervals[1]),
                           bool(intervals[0][0] <= estimates[1] <= intervals[0][1]),
-                          float(level), int(n_boot))
+                          float(level), int(n_boot), perf_counter() - start)
 
 
 def _design(frame: pd.DataFrame, predictors: list[str], intercept: bool,
@@ -342,6 +365,10 @@ class RegressionComparison:
         Confidence level.
     n_original, n_masked : int
         Records used in each fit.
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     coefficients: pd.DataFrame
@@ -349,6 +376,24 @@ class RegressionComparison:
     level: float
     n_original: int
     n_masked: int
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: the response, level, records, mean overlap, one record per
+        coefficient, ``status`` and ``seconds``."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"response": self.response, "level": self.level,
+                         "n_original": self.n_original, "n_masked": self.n_masked,
+                         "mean_overlap": self.mean_overlap,
+                         "coefficients": self.coefficients.reset_index().to_dict(
+                             orient="records"),
+                         "status": self.status, "seconds": self.seconds})
 
     @property
     def mean_overlap(self) -> float:
@@ -419,6 +464,7 @@ def regression_comparison(X: Any, X_masked: Any, response: str, predictors: Sequ
     >>> result.coefficients["overlap"].tolist()
     [1.0, 1.0]
     """
+    start = perf_counter()
     check_choice("missing", missing, ("raise", "drop"))
     if not 0 < level < 1:
         raise DataError(f"level must be in (0, 1); got {level}")
@@ -449,4 +495,5 @@ def regression_comparison(X: Any, X_masked: Any, response: str, predictors: Sequ
         strict=True)]
     table["masked_in_original_ci"] = (table["estimate_masked"] >= table["ci_lower"]) & \
         (table["estimate_masked"] <= table["ci_upper"])
-    return RegressionComparison(table, response, float(level), n_before, n_after)
+    return RegressionComparison(table, response, float(level), n_before, n_after,
+                                perf_counter() - start)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -129,6 +130,10 @@ class CTBILResult:
     tables : pandas.DataFrame
         One row per table: ``variables``, ``dimension``, ``cells`` (in the union of both
         tables), ``difference`` (its sum of absolute differences).
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     total: int
@@ -136,6 +141,22 @@ class CTBILResult:
     order: int
     n: int
     tables: pd.DataFrame = field(repr=False)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: ``total``, ``normalised``, ``order``, ``n``, the per-table
+        differences, ``status`` and ``seconds``."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"total": self.total, "normalised": self.normalised,
+                         "order": self.order, "n": self.n,
+                         "tables": self.tables.to_dict(orient="records"),
+                         "status": self.status, "seconds": self.seconds})
 
     def summary(self) -> str:
         return (f"CTBIL = {self.total} over {len(self.tables)} contingency tables of dimension "
@@ -200,6 +221,7 @@ def ctbil(X: Any, X_masked: Any, *, variables: Sequence[str] | None = None, orde
     >>> ctbil(x, xm).total        # table a: 2, table b: 0, table a x b: 2
     4
     """
+    start = perf_counter()
     original, masked = frame_pair(X, X_masked, variables)
     p = original.shape[1]
     if not 1 <= int(order) <= p:
@@ -215,4 +237,4 @@ def ctbil(X: Any, X_masked: Any, *, variables: Sequence[str] | None = None, orde
     total = int(tables["difference"].sum())
     n = len(original)
     return CTBILResult(total, total / (2.0 * n * len(tables)) if n else 0.0, int(order), n,
-                       tables)
+                       tables, perf_counter() - start)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from microsdc._data import NumericPair, numeric_matrix, numeric_pair
-from microsdc.utility._reduce import ColumnSums, reduce_sums
+from microsdc.utility.sums import ColumnSums, reduce_sums
 
 __all__ = ["mae", "mse", "il1", "il1s", "il1_excluded_cells"]
 

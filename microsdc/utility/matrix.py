@@ -27,9 +27,11 @@ Choices the paper leaves open, made here:
 * Signs: an eigenvector is defined up to sign. Each original component is oriented so that
   its largest absolute coefficient is positive; each masked component is oriented to have a
   non-negative inner product with the original component of the same rank.
-* Weights: w_j = lambda_j / p, the share of the total variance of the original data
-  explained by component j (``weights="variance"``, default); ``weights="equal"`` gives
-  w_j = 1; an array gives its own weights.
+* Component weights: w_j = lambda_j / p, the share of the total variance of the original
+  data explained by component j (``component_weights="variance"``, default);
+  ``component_weights="equal"`` gives w_j = 1; an array gives its own weights. (The keyword
+  was ``weights=`` before; it still works for one release with a deprecation warning: in
+  the toolkit a bare ``weight`` is a sampling weight.)
 * Mean variation divides by |a|: cells whose original value is 0 are left out of the sum
   and of the count (as in :func:`microsdc.utility.il1`); the other discrepancies divide by
   the number of cells of the row (p^2 for the weighted RF and F rows).
@@ -37,6 +39,7 @@ Choices the paper leaves open, made here:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,10 +48,10 @@ import pandas as pd
 
 from microsdc._data import NumericPair, numeric_pair
 from microsdc.errors import DataError
-from microsdc.utility._reduce import reduce_sums
 from microsdc.utility.distance import absolute_sums, squared_sums, variation_sums
+from microsdc.utility.sums import reduce_sums
 
-__all__ = ["MATRICES", "DISCREPANCIES", "matrix_discrepancy"]
+__all__ = ["MATRICES", "DISCREPANCIES", "matrix_discrepancy", "renamed_component_weights"]
 
 #: Rows of the matrix-discrepancy table, in order.
 MATRICES = ("X", "Xbar", "V", "S", "R", "RF", "C", "F")
@@ -105,21 +108,39 @@ def _factor_matrices(eigenvalues: np.ndarray, vectors: np.ndarray
     return loadings, loadings[:, 0] ** 2, scores
 
 
-def _weights(weights: Any, eigenvalues: np.ndarray) -> np.ndarray:
+def renamed_component_weights(component_weights: Any, weights: Any, where: str) -> Any:
+    """``weights=``, the former name of ``component_weights=``, kept for one release with a
+    deprecation warning.
+
+    Examples
+    --------
+    >>> renamed_component_weights("equal", None, "matrix_discrepancy")
+    'equal'
+    """
+    if weights is None:
+        return component_weights
+    warnings.warn(f"{where}(weights=...) is now {where}(component_weights=...)",
+                  DeprecationWarning, stacklevel=3)
+    return weights
+
+
+def _component_weights(weights: Any, eigenvalues: np.ndarray) -> np.ndarray:
     p = eigenvalues.size
     if isinstance(weights, str):
         if weights == "variance":
             return eigenvalues / p
         if weights == "equal":
             return np.ones(p)
-        raise DataError(f"weights must be 'variance', 'equal' or {p} numbers; got {weights!r}")
+        raise DataError(f"unknown component_weights {weights!r}; choose one of variance, "
+                        f"equal, or {p} numbers")
     w = np.asarray(weights, dtype=float)
     if w.shape != (p,) or not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise DataError(f"weights must be {p} finite non-negative numbers, one per component")
+        raise DataError(f"component_weights must be {p} finite non-negative numbers, one per "
+                        "component")
     return w
 
 
-def discrepancy_table(pair: NumericPair, weights: Any = "variance",
+def discrepancy_table(pair: NumericPair, component_weights: Any = "variance",
                       x_row: Sequence[float] | None = None) -> pd.DataFrame:
     """The matrix-discrepancy table for validated data (see :func:`matrix_discrepancy`).
 
@@ -140,7 +161,7 @@ def discrepancy_table(pair: NumericPair, weights: Any = "variance",
     }
     r, rm = _correlation(v), _correlation(vm)
     original = _components(r)
-    w = _weights(weights, original[0])
+    w = _component_weights(component_weights, original[0])
     if rm is None:
         rows.update({name: [float("nan")] * 3 for name in ("R", "RF", "C", "F")})
     else:
@@ -157,7 +178,8 @@ def discrepancy_table(pair: NumericPair, weights: Any = "variance",
     return table.loc[list(MATRICES)]
 
 
-def matrix_discrepancy(X: Any, X_masked: Any, *, weights: Any = "variance") -> pd.DataFrame:
+def matrix_discrepancy(X: Any, X_masked: Any, *, component_weights: Any = "variance",
+                       weights: Any = None) -> pd.DataFrame:
     """Table 1 of Mateo-Sanz et al.: MSE, MAE and mean variation between characteristic
     matrices of the original and the masked data.
 
@@ -165,8 +187,9 @@ def matrix_discrepancy(X: Any, X_masked: Any, *, weights: Any = "variance") -> p
     ----------
     X, X_masked : pandas.DataFrame or array-like of shape (n, p)
         Original and masked numeric data, the same records in the same order.
-    weights : {"variance", "equal"} or array-like of shape (p,)
-        Component weights w_j of the RF and F rows (see the module docstring).
+    component_weights : {"variance", "equal"} or array-like of shape (p,)
+        Component weights w_j of the RF and F rows (see the module docstring); ``weights``
+        is its former name, kept for one release with a deprecation warning.
 
     Returns
     -------
@@ -178,7 +201,7 @@ def matrix_discrepancy(X: Any, X_masked: Any, *, weights: Any = "variance") -> p
     Raises
     ------
     DataError
-        Invalid or misaligned data, a constant original column, bad weights.
+        Invalid or misaligned data, a constant original column, bad component weights.
 
     Notes
     -----
@@ -203,4 +226,5 @@ def matrix_discrepancy(X: Any, X_masked: Any, *, weights: Any = "variance") -> p
     >>> table.loc[["Xbar", "R"], "MAE"].tolist()
     [0.5, 0.0]
     """
-    return discrepancy_table(numeric_pair(X, X_masked, min_records=2), weights)
+    chosen = renamed_component_weights(component_weights, weights, "matrix_discrepancy")
+    return discrepancy_table(numeric_pair(X, X_masked, min_records=2), chosen)

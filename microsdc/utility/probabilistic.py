@@ -43,6 +43,7 @@ Choices the paper leaves open, made here:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -194,6 +195,8 @@ class PILResult:
         pil of covariance and correlation, one row per pair of variables.
     per_quantile : pandas.DataFrame
         pil(Q_q(j)), one row per quantile level, one column per variable.
+    seconds : float
+        Time taken.
     """
 
     Q: float
@@ -205,13 +208,23 @@ class PILResult:
     per_variable: pd.DataFrame = field(repr=False)
     per_pair: pd.DataFrame = field(repr=False)
     per_quantile: pd.DataFrame = field(repr=False)
+    seconds: float = 0.0
 
-    def to_dict(self) -> dict[str, float]:
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
+
+    def measures(self) -> dict[str, float]:
         """``{"Q", "m1", "m2", "m11", "r", "overall"}`` as plain floats."""
         return {name: float(getattr(self, name)) for name in (*_NAMES, "overall")}
 
+    def to_dict(self) -> dict[str, Any]:
+        """The :meth:`measures`, ``status`` and ``seconds``."""
+        return {**self.measures(), "status": self.status, "seconds": self.seconds}
+
     def summary(self) -> str:
-        values = self.to_dict()
+        values = self.measures()
         parts = ", ".join(f"PIL({k}) = {values[k]:.4f}" for k in _NAMES)
         return f"Probabilistic information loss: {parts}; overall PIL = " \
                f"{values['overall']:.2f} %"
@@ -221,7 +234,7 @@ class PILResult:
         compared = ("quantiles 5 %..95 %", "means", "variances", "covariances",
                     "correlations", "average of the five (percent)")
         return pd.DataFrame({"measure": [f"PIL({k})" for k in _NAMES] + ["PIL"],
-                             "value": list(self.to_dict().values()),
+                             "value": list(self.measures().values()),
                              "compares": list(compared)})
 
     def to_report(self) -> Section:
@@ -232,13 +245,14 @@ class PILResult:
                           "smaller in absolute value than the observed standardised change of a "
                           "statistic (Mateo-Sanz, Domingo-Ferrer and Sebe 2005). 0 = unchanged, "
                           "1 = far outside its sampling variability.")
-                .add_metrics(self.to_dict())
+                .add_metrics(self.measures())
                 .add_table(self.per_variable, "pil per variable")
                 .add_table(self.per_pair, "pil per pair of variables"))
 
 
 def pil_result(pair: NumericPair, levels: tuple[float, ...] = PIL_QUANTILES) -> PILResult:
     """All PIL measures for validated data."""
+    start = perf_counter()
     pair.require_variation("PIL")
     quantiles = _quantile_pil(pair, levels)
     moments = _moment_pil(pair)
@@ -259,6 +273,7 @@ def pil_result(pair: NumericPair, levels: tuple[float, ...] = PIL_QUANTILES) -> 
                                "pil(m11)": moments["m11"], "pil(r)": moments["r"]}),
         per_quantile=pd.DataFrame(quantiles, columns=columns,
                                   index=pd.Index(levels, name="q")),
+        seconds=perf_counter() - start,
     )
 
 

@@ -35,7 +35,7 @@ from microsdc._data import (
     numeric_pair,
 )
 from microsdc.errors import DataError
-from microsdc.utility._reduce import ColumnSums, reduce_sums
+from microsdc.utility.sums import ColumnSums, reduce_sums
 
 __all__ = ["TIES", "ranks", "rank_distance_bound", "brmae", "brmse"]
 

@@ -9,18 +9,19 @@ as text, a DataFrame, a plain dict (for JSON) or an ``sdcreport`` section with f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from microsdc._data import Seed, check_choice, generator, numeric_pair
-from microsdc.utility._reduce import REDUCTIONS, reduce_sums
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
-from microsdc.utility.matrix import discrepancy_table
+from microsdc.utility.matrix import discrepancy_table, renamed_component_weights
 from microsdc.utility.probabilistic import PILResult, pil_result
 from microsdc.utility.rank import TIES, rank_sums
+from microsdc.utility.sums import REDUCTIONS, reduce_sums
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -68,6 +69,10 @@ class UtilityReport:
         The matrix-discrepancy table (:func:`microsdc.utility.matrix_discrepancy`).
     original, masked : numpy.ndarray
         The compared values, read-only (kept for the figures of :meth:`to_report`).
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     n: int
@@ -89,19 +94,25 @@ class UtilityReport:
     matrix: pd.DataFrame = field(repr=False)
     original: np.ndarray = field(repr=False, compare=False)
     masked: np.ndarray = field(repr=False, compare=False)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return "computed"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain numbers: n, p, MAE, MSE, IL1, IL1s, brMAE, brMSE, PIL{Q, m1, m2, m11, r,
-        overall}, eigen (and robust_eigen when computed), plus the conventions used.
-        Undefined values are NaN."""
+        overall}, eigen (and robust_eigen when computed), plus the conventions used,
+        ``status`` and ``seconds``. Undefined values are NaN."""
         values: dict[str, Any] = {"n": int(self.n), "p": int(self.p)}
         values.update({name: float(getattr(self, name)) for name, _, _ in _MEASURES})
-        values["PIL"] = self.pil.to_dict()
+        values["PIL"] = self.pil.measures()
         values["eigen"] = float(self.eigen)
         if self.robust_eigen is not None:
             values["robust_eigen"] = float(self.robust_eigen)
         values.update({"IL1_excluded_cells": int(self.IL1_excluded), "reduce": self.reduce,
-                       "ties": self.ties})
+                       "ties": self.ties, "status": self.status, "seconds": self.seconds})
         return values
 
     def to_frame(self) -> pd.DataFrame:
@@ -109,7 +120,7 @@ class UtilityReport:
         rows = [(name, float(getattr(self, name)), bounded, text)
                 for name, bounded, text in _MEASURES]
         rows += [(f"PIL({k})", v, True, "probabilistic information loss (Mateo-Sanz et al.)")
-                 for k, v in self.pil.to_dict().items() if k != "overall"]
+                 for k, v in self.pil.measures().items() if k != "overall"]
         rows.append(("PIL", self.pil.overall, False, "100 x mean of the five PIL (percent)"))
         rows.append(("eigen", self.eigen, False, "sum |e - e'| / e of correlation eigenvalues"))
         if self.robust_eigen is not None:
@@ -156,7 +167,8 @@ class UtilityReport:
 
 def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed = None,
                      reduce: str = "mean", robust_eigen: bool = False,
-                     weights: Any = "variance") -> UtilityReport:
+                     component_weights: Any = "variance", weights: Any = None
+                     ) -> UtilityReport:
     """Every numeric information-loss measure of a masked data set.
 
     Parameters
@@ -173,8 +185,10 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
         (sdcMicro's ``dUtility`` convention).
     robust_eigen : bool
         Also compute the robust eigenvalue comparison (reweighted MCD; slower).
-    weights : {"variance", "equal"} or array-like
-        Component weights of the RF and F rows of the matrix-discrepancy table.
+    component_weights : {"variance", "equal"} or array-like
+        Component weights of the RF and F rows of the matrix-discrepancy table
+        (:func:`~microsdc.utility.matrix_discrepancy`); ``weights`` is its former name,
+        kept for one release with a deprecation warning.
 
     Returns
     -------
@@ -201,6 +215,9 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
     >>> information_loss(x, x, seed=1).to_dict()["brMAE"]
     0.0
     """
+    start = perf_counter()
+    component_weights = renamed_component_weights(component_weights, weights,
+                                                  "information_loss")
     check_choice("ties", ties, TIES)
     check_choice("reduce", reduce, REDUCTIONS)
     pair = numeric_pair(X, X_masked, min_records=2)
@@ -221,6 +238,6 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
         robust_eigen=eigen_pair(pair, True, 500, rng) if robust_eigen else None,
         IL1_excluded=int(pair.n * pair.p - sums["IL1"].counts.sum()), reduce=reduce, ties=ties,
         per_variable=per_variable,
-        matrix=discrepancy_table(pair, weights, x_row=[reduce_sums(sums[name], "mean")
+        matrix=discrepancy_table(pair, component_weights, x_row=[reduce_sums(sums[name], "mean")
                                                       for name in ("MSE", "MAE", "IL1")]),
-        original=pair.x, masked=pair.xm)
+        original=pair.x, masked=pair.xm, seconds=perf_counter() - start)

@@ -32,14 +32,20 @@ applied, so covariances differ from R's by a scalar factor close to 1 for modera
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Any
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from microsdc._data import Seed, generator, numeric_matrix
 from microsdc.errors import DataError
+
+if TYPE_CHECKING:
+    from sdcreport import Section
 
 __all__ = ["MCDEstimate", "mcd"]
 
@@ -62,12 +68,17 @@ class MCDEstimate:
         Mean and consistency-corrected covariance of the best h-subset.
     support : numpy.ndarray of bool
         The best h-subset (records used by the raw estimate).
-    weights : numpy.ndarray of bool
-        Records kept by the reweighting step.
+    kept : numpy.ndarray of bool
+        Records kept by the reweighting step (``weights`` is its former name, kept for one
+        release: in the toolkit a weight is a sampling weight).
     h : int
         Size of the subsets.
     log_determinant : float
         log det of the best subset's (uncorrected) covariance.
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"computed"``).
     """
 
     location: np.ndarray
@@ -75,9 +86,58 @@ class MCDEstimate:
     raw_location: np.ndarray
     raw_covariance: np.ndarray
     support: np.ndarray
-    weights: np.ndarray
+    kept: np.ndarray
     h: int
     log_determinant: float
+    seconds: float = 0.0
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The former name of :attr:`kept`, kept for one release."""
+        warnings.warn("MCDEstimate.weights is now MCDEstimate.kept", DeprecationWarning,
+                      stacklevel=2)
+        return self.kept
+
+    @property
+    def status(self) -> str:
+        """``"computed"``: an estimate, with no verdict of its own."""
+        return "computed"
+
+    def summary(self) -> str:
+        """One line: records, subset size, records kept, log determinant, time."""
+        return (f"MCD: {len(self.support)} records, h = {self.h}, {int(self.kept.sum())} kept "
+                f"by the reweighting, log det {self.log_determinant:.6g}, "
+                f"{self.seconds:.2f} s")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per variable: the robust location, then the robust covariance matrix."""
+        p = len(self.location)
+        frame = pd.DataFrame(self.covariance, columns=[f"cov {j}" for j in range(p)])
+        frame.insert(0, "location", self.location)
+        return frame.rename_axis("variable")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: location, covariance, raw estimates, h, records kept, log
+        determinant, ``status`` and ``seconds``."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"location": self.location, "covariance": self.covariance,
+                         "raw_location": self.raw_location,
+                         "raw_covariance": self.raw_covariance, "h": self.h,
+                         "support": int(self.support.sum()), "kept": int(self.kept.sum()),
+                         "log_determinant": self.log_determinant, "status": self.status,
+                         "seconds": self.seconds})
+
+    def to_report(self) -> Section:
+        """A report section: the key figures and the robust location and covariance."""
+        from sdcreport import Section
+
+        return (Section("Minimum covariance determinant (reweighted)")
+                .add_metrics({"records": len(self.support), "h": self.h,
+                              "records kept": int(self.kept.sum()),
+                              "log determinant": self.log_determinant,
+                              "seconds": round(self.seconds, 3)})
+                .add_table(self.to_frame(), "Robust location and covariance"))
 
 
 def _mean_cov(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -179,7 +239,7 @@ def mcd(X: Any, *, h: int | None = None, n_starts: int = 500, seed: Seed = None
     >>> data = rng.normal(size=(200, 2))
     >>> data[:20] += 50                                    # 10 % gross outliers
     >>> estimate = mcd(data, seed=0)
-    >>> bool(np.all(np.abs(estimate.location) < 0.5)), bool(estimate.weights[:20].any())
+    >>> bool(np.all(np.abs(estimate.location) < 0.5)), bool(estimate.kept[:20].any())
     (True, False)
     """
     return fast_mcd(numeric_matrix(X)[0], h=h, n_starts=n_starts, rng=generator(seed))
@@ -197,6 +257,7 @@ def _subsample(x: np.ndarray, size: int, h: int, rng: np.random.Generator
 def fast_mcd(x: np.ndarray, *, h: int | None, n_starts: int, rng: np.random.Generator
              ) -> MCDEstimate:
     """:func:`mcd` on a validated float array (n, p)."""
+    start = perf_counter()
     n, p = x.shape
     if n <= p + 1:
         raise DataError(f"the MCD needs more than p + 1 = {p + 1} records; got {n}")
@@ -234,7 +295,7 @@ def fast_mcd(x: np.ndarray, *, h: int | None, n_starts: int, rng: np.random.Gene
     support[subset] = True
     raw_cov = raw_cov * _consistency(h / n, p)
     d2 = _distances(x, raw_location[None], raw_cov[None])[0]
-    weights = d2 <= stats.chi2.ppf(0.975, p)
-    location, covariance = _mean_cov(x[weights])
+    kept = d2 <= stats.chi2.ppf(0.975, p)
+    location, covariance = _mean_cov(x[kept])
     return MCDEstimate(location, covariance * _consistency(0.975, p), raw_location, raw_cov,
-                       support, weights, h, log_det)
+                       support, kept, h, log_det, perf_counter() - start)

@@ -15,13 +15,16 @@ three or more dimensions, where LP vertices can be fractional).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from tabsdc.errors import InputError, SolverError
+from tabsdc.parallel import parallel_map, resolve_jobs
 from tabsdc.progress import Deadline, Progress, ProgressReporter
 from tabsdc.solver import HighsModel, LinearProgram, solve
 from tabsdc.table import DEFAULT_TOLERANCE
@@ -36,7 +39,10 @@ class Intervals:
     ``status`` holds one word per cell: ``"optimal"`` when both bounds are proven,
     otherwise the worst solver status met (``"feasible"`` for a time-limited MILP bound,
     whose value is then the best bound found, i.e. the interval is an outer estimate), or
-    ``"not computed"`` (NaN bounds) when the call's time limit ran out first.
+    ``"not computed"`` (NaN bounds) when the call's time limit ran out first. An audit with
+    witnesses (:func:`tabsdc.audit.audit`) adds ``"witness"`` (inner bounds proven by
+    checked witnesses), ``"derived"`` (``[a, a]``: the relations give the cell away) and
+    ``"unsettled"`` (NaN: a non-sensitive cell nothing moved and no LP bounded).
     """
 
     lower: np.ndarray
@@ -119,77 +125,141 @@ class IntervalAttack:
         adjacency = (pattern.T @ pattern).tocsr()
         self.n_components, self.component = connected_components(adjacency, directed=False)
 
-    def intervals(self, progress: Progress | None = None) -> Intervals:
+    def intervals(
+        self,
+        progress: Progress | None = None,
+        *,
+        wanted: np.ndarray | None = None,
+        n_jobs: int | None = 1,
+        client: Any = None,
+    ) -> Intervals:
         """Min and max of every hidden cell over the attacker's polytope.
 
         ``progress`` receives time-based lines (:class:`tabsdc.progress.ProgressReporter`):
         bounds done, rate, time left. Within ``time_limit`` seconds in all.
+
+        ``wanted`` (a mask over :attr:`hidden_cells`) limits the bounds to those cells (the
+        others keep status ``"not computed"``); ``n_jobs``/``client`` share the bounds of
+        each block among processes or a Dask cluster (:func:`tabsdc.parallel.parallel_map`;
+        each task re-creates its block's model and bounds a slice of its cells).
         """
         from time import perf_counter
 
         start = perf_counter()
         deadline = Deadline(self.time_limit)
         k = len(self.hidden_cells)
+        wanted = np.ones(k, dtype=bool) if wanted is None else np.asarray(wanted, dtype=bool)
         lower, upper = np.full(k, np.nan), np.full(k, np.nan)
         status = np.full(k, "not computed", dtype=object)
         order = np.argsort(self.component, kind="stable")
         bounds = np.searchsorted(self.component[order], np.arange(self.n_components + 1))
-        reporter = ProgressReporter(progress, "audit", 2 * k, unit="bounds")
+        reporter = ProgressReporter(progress, "audit", 2 * int(wanted.sum()), unit="bounds")
+        parallel = client is not None or resolve_jobs(n_jobs) > 1
         done = solves = 0
         for comp in range(self.n_components):
             if deadline.expired:
                 break
             members = order[bounds[comp]:bounds[comp + 1]]
-            lo, hi, st, count = self._component(members, done, reporter, deadline)
-            lower[members], upper[members], status[members] = lo, hi, st
-            solves += count
-            done += 2 * len(members)
+            columns = np.flatnonzero(wanted[members])
+            if len(columns) == 0:
+                continue
+            if parallel:
+                lo, hi, st = self._component_in_parallel(members, columns, deadline, n_jobs,
+                                                         client)
+                reporter.update(done + 2 * len(columns))
+            else:
+                lo, hi, st = self._component(members, columns, done, reporter, deadline)
+            at = members[columns]
+            lower[at], upper[at], status[at] = lo, hi, st
+            solves += int(np.sum(st != "not computed")) * 2
+            done += 2 * len(columns)
         reporter.finish(done)
         return Intervals(lower, upper, status, self.n_components, solves,
                          perf_counter() - start)
 
-    def _component(
-        self, members: np.ndarray, done: int, reporter: ProgressReporter, deadline: Deadline
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        sub = self.A_hidden[:, members]
-        rows = np.flatnonzero(np.diff(sub.tocsr().indptr) > 0)
-        sub = sub.tocsr()[rows]
+    def _problem(self, members: np.ndarray) -> LinearProgram | None:
+        """The LP of one block (None when no relation links it to the published table)."""
+        sub = self.A_hidden[:, members].tocsr()
+        rows = np.flatnonzero(np.diff(sub.indptr) > 0)
+        if len(rows) == 0:
+            return None
         n = len(members)
-        if len(rows) == 0:  # nothing links these cells to the published table
-            return self.lb[members], self.ub[members], np.full(n, "optimal", dtype=object), 0
-        problem = LinearProgram(
-            c=np.zeros(n), A=sub, row_lower=self.rhs[rows] - self.slack[rows],
+        return LinearProgram(
+            c=np.zeros(n), A=sub[rows], row_lower=self.rhs[rows] - self.slack[rows],
             row_upper=self.rhs[rows] + self.slack[rows],
             col_lower=self.lb[members], col_upper=self.ub[members],
             integrality=np.full(n, self.integer) if self.integer else None,
         )
+
+    def _component(
+        self, members: np.ndarray, columns: np.ndarray, done: int, reporter: ProgressReporter,
+        deadline: Deadline
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        problem = self._problem(members)
+        n = len(columns)
+        if problem is None:  # nothing links these cells to the published table
+            at = members[columns]
+            return self.lb[at], self.ub[at], np.full(n, "optimal", dtype=object)
+
         def report(done_here: int, _: int) -> None:
             reporter.update(done + done_here)
 
         if self.solver == "highs":
-            model = HighsModel(problem, time_limit=deadline.solver_limit())
             try:
-                lower, upper, status = model.column_extremes(
-                    progress=report, stop=lambda: deadline.expired)
+                return _block_extremes(problem, columns, deadline, report)
             except SolverError as error:
-                raise InputError(
-                    "the published table is inconsistent with its a-priori bounds: no hidden "
-                    f"values fit the relations around cell {self.hidden_cells[members[0]]} "
-                    f"({error})"
-                ) from None
-            return lower, upper, status, 2 * n
+                raise self._inconsistent(members, error) from None
         lower, upper = np.full(n, np.nan), np.full(n, np.nan)
         status = np.full(n, "not computed", dtype=object)
-        for j in range(n):
+        for k, j in enumerate(columns):
             if deadline.expired:
                 break
-            cost = np.zeros(n)
+            cost = np.zeros(len(members))
             cost[j] = 1.0
-            lower[j], st_lo = _bound(problem, cost, "min", self.solver, deadline)
-            upper[j], st_hi = _bound(problem, cost, "max", self.solver, deadline)
-            status[j] = st_lo if st_lo != "optimal" else st_hi
-            report(2 * (j + 1), 0)
-        return lower, upper, status, 2 * n
+            lower[k], st_lo = _bound(problem, cost, "min", self.solver, deadline)
+            upper[k], st_hi = _bound(problem, cost, "max", self.solver, deadline)
+            status[k] = st_lo if st_lo != "optimal" else st_hi
+            report(2 * (k + 1), 0)
+        return lower, upper, status
+
+    def _component_in_parallel(
+        self, members: np.ndarray, columns: np.ndarray, deadline: Deadline,
+        n_jobs: int | None, client: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        problem = self._problem(members)
+        if problem is None or self.solver != "highs":
+            return self._component(members, columns, 0, ProgressReporter(None, "", 1),
+                                   deadline)
+        workers = resolve_jobs(n_jobs) if client is None else max(1, len(
+            client.scheduler_info().get("workers", {})))
+        slices = np.array_split(columns, min(len(columns), 4 * workers))
+        tasks = [(problem, part, deadline.solver_limit()) for part in slices]
+        try:
+            parts = parallel_map(_bound_slice, tasks, n_jobs=n_jobs, client=client)
+        except SolverError as error:
+            raise self._inconsistent(members, error) from None
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+
+    def _inconsistent(self, members: np.ndarray, error: Exception) -> InputError:
+        return InputError(
+            "the published table is inconsistent with its a-priori bounds: no hidden values "
+            f"fit the relations around cell {self.hidden_cells[members[0]]} ({error})")
+
+
+def _block_extremes(
+    problem: LinearProgram, columns: np.ndarray, deadline: Deadline,
+    report: Callable[[int, int], None] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    model = HighsModel(problem, time_limit=deadline.solver_limit())
+    return model.column_extremes(columns, on_bound=report, stop=lambda: deadline.expired)
+
+
+def _bound_slice(
+    task: tuple[LinearProgram, np.ndarray, float | None]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One parallel task: the bounds of a slice of a block's cells (within ``seconds``)."""
+    problem, columns, seconds = task
+    return _block_extremes(problem, columns, Deadline(seconds))
 
 
 def _bound(

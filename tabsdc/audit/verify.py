@@ -15,13 +15,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
+from tabsdc.audit.witnesses import (
+    WitnessBounds,
+    derived_cells,
+    local_witness_bounds,
+    witness_bounds,
+)
 from tabsdc.errors import InputError
-from tabsdc.progress import Progress, validate_time_limit
+from tabsdc.progress import Deadline, Progress, validate_time_limit
 from tabsdc.table import HIDDEN_STATUSES
 from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import in_working_units, validate_table
+from tabsdc.validation import check_choice, in_working_units, validate_table
 
 if TYPE_CHECKING:
 
@@ -47,10 +54,13 @@ def audit(
     q: float | None = None,
     integer: bool = False,
     release_intervals: bool = False,
+    witnesses: sp.sparray | sp.spmatrix | None = None,
     solver: str = "highs",
     time_limit: float | None = None,
     tol: float = 1e-6,
     progress: Progress | None = None,
+    n_jobs: int | None = 1,
+    client: Any = None,
 ) -> AuditResult:
     """Run the interval attack on a table and check every sensitive cell's protection.
 
@@ -73,6 +83,18 @@ def audit(
     release_intervals : bool
         The intervals are to be published: also run the p/q-interval attack
         (:func:`tabsdc.audit.pq_interval_attack`) on them.
+    witnesses : sparse matrix (cells x k), optional
+        Directions along which the published table allows the hidden cells to move (e.g.
+        :attr:`tabsdc.suppression.SuppressionResult.witnesses`). Each is checked on the table
+        (:func:`tabsdc.audit.witnesses.witness_bounds`: relations, pattern, bounds); a
+        hidden cell whose checked witnesses already prove its protection (and that it is not
+        exactly disclosed) gets those inner bounds, status ``"witness"``, instead of two
+        LPs: the exact interval contains them. A cell the relations give away by
+        elimination gets ``[a, a]``, status ``"derived"``. Every other sensitive cell is
+        bounded by LP; another hidden cell left unsettled (no witness moves it, no local LP
+        either) has status ``"unsettled"`` and NaN bounds: the verdict does not depend on
+        it, and only an LP over the whole pattern would say whether it is disclosed.
+        Ignored with ``integer`` or ``release_intervals`` (both need exact intervals).
     solver, time_limit
         Solver name (``"highs"`` keeps one model per block of hidden cells) and the seconds
         the whole audit may take; bounds it does not reach stay uncomputed, their cells count
@@ -86,6 +108,10 @@ def audit(
     progress : callable, optional
         Receives progress lines (bounds done, rate, time left; within seconds, then at least
         every 10 s), e.g. :func:`print_progress`.
+    n_jobs, client
+        Share the LP bounds of each block among ``n_jobs`` processes or the workers of a
+        ``dask.distributed`` client (:func:`tabsdc.parallel.parallel_map`); the intervals
+        are the same.
 
     Returns
     -------
@@ -129,9 +155,22 @@ def audit(
     working, unit = (table, 1.0) if integer else in_working_units(table)
     values = working.values
     lb, ub = prior_bounds(working.cells, values, prior, q)
+    deadline = Deadline(time_limit)
+    hidden_cells = np.flatnonzero(hidden)
+    settled = derived = np.zeros(len(hidden_cells), dtype=bool)
+    proof = None
+    if witnesses is not None and not integer and not release_intervals:
+        proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
+                                                 deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
-                            time_limit=time_limit)
-    lp = _in_units(attack.intervals(progress), unit)
+                            time_limit=deadline.solver_limit())
+    wanted = ~settled & ~derived
+    if proof is not None:  # the verdict needs the sensitive cells only
+        wanted &= (working.cells["status"].to_numpy() == "u")[hidden_cells]
+    lp = attack.intervals(progress, wanted=wanted, n_jobs=n_jobs, client=client)
+    if proof is not None:
+        lp = _with_witnesses(lp, proof, hidden_cells, settled, derived, wanted)
+    lp = _in_units(lp, unit)
     integer_bounds = None
     if integer:
         _require_integers(table, hidden)
@@ -147,7 +186,8 @@ def audit(
         pq_attack = pq_interval_attack(table, used.lower, used.upper, hidden=hidden, tol=tol)
     return AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
                        prior=_describe_prior(prior, q), pq_attack=pq_attack,
-                       seconds=perf_counter() - start)
+                       seconds=perf_counter() - start,
+                       witnesses=0 if proof is None else proof.n_valid)
 
 
 @dataclass(frozen=True)
@@ -174,6 +214,10 @@ class AuditResult:
         The p/q-interval attack on the intervals, when they are to be released.
     seconds : float
         Time taken, validation and every bound included.
+    witnesses : int
+        Witnesses that passed the checks (cells they settle have ``solver_status ==
+        "witness"`` in :attr:`frame`: their ``lower``/``upper`` are proven inner bounds,
+        the exact interval is at least that wide).
     """
 
     table: Table
@@ -183,6 +227,7 @@ class AuditResult:
     prior: str
     pq_attack: PQAttackResult | None
     seconds: float = 0.0
+    witnesses: int = 0
 
     @property
     def original(self) -> Table:
@@ -227,6 +272,18 @@ class AuditResult:
             f"Audit ({self.prior}): {len(f)} hidden cells in {self.intervals.n_components} "
             f"independent blocks, {self.intervals.n_solves} bounds in "
             f"{self.intervals.seconds:.2f} s",
+        ]
+        if self.witnesses:
+            how = f["solver_status"].value_counts()
+            lines.append(f"  {how.get('witness', 0)} hidden cells settled by "
+                         f"{self.witnesses} checked witnesses (inner bounds; the exact "
+                         f"interval is at least as wide), {how.get('derived', 0)} given away "
+                         "by the relations")
+            if how.get("unsettled", 0):
+                lines.append(f"  {how['unsettled']} non-sensitive hidden cells unsettled (no "
+                             "witness or local LP moves them; whether they are disclosed "
+                             "needs an LP over the whole pattern)")
+        lines += [
             f"  sensitive cells: {int(sensitive.sum())}, protected: "
             f"{int((f['protected'] & sensitive).sum())}",
             f"  lower / upper / sliding protection missed: {int((~f['lower_ok']).sum())} / "
@@ -315,12 +372,73 @@ def prior_bounds(
         if q is not None:
             raise InputError("q is only used with prior='pq'")
         return lb, ub
-    if prior != "pq":
-        raise InputError(f"prior must be 'table' or 'pq', not {prior!r}")
+    check_choice("prior", prior, ("table", "pq"))
     if q is None or not 0 < q:
         raise InputError("prior='pq' needs q > 0 (a percentage)")
     spread = np.abs(values) * q / 100
     return np.maximum(lb, values - spread), np.minimum(ub, values + spread)
+
+
+def _witness_proof(
+    table: Table, hidden: np.ndarray, lb: np.ndarray, ub: np.ndarray,
+    witnesses: sp.sparray | sp.spmatrix, tol: float, deadline: Deadline,
+    progress: Progress | None, parallel: tuple[int | None, Any]
+) -> tuple[WitnessBounds, np.ndarray, np.ndarray]:
+    """The checked witnesses' inner bounds, local witnesses for the hidden cells they leave
+    unsettled, and which hidden cells are then settled and which the relations give away
+    (in ``table``'s working units)."""
+    values = table.values
+    hidden_cells = np.flatnonzero(hidden)
+    cells = table.cells.iloc[hidden_cells]
+    proof = witness_bounds(table.A, values, hidden, lb, ub, witnesses)
+    settled = _settled(cells, proof, hidden_cells, tol)
+    derived = derived_cells(table.A, hidden)[hidden_cells] & ~settled
+    if progress is not None:
+        left = cells["status"].to_numpy()[~settled] == "u"
+        progress(f"witnesses: {proof.n_valid:,} of {witnesses.shape[1]:,} pass the checks "
+                 f"and settle {int(settled.sum()):,} of {len(hidden_cells):,} hidden cells "
+                 f"(left: {int(left.sum()):,} sensitive, {int((~left).sum()):,} other, of "
+                 f"which {int(derived.sum()):,} are given away by the relations)")
+    # neighbourhoods that hold a k-D box (twice as deep is already most of a 4-D table)
+    rest = hidden_cells[~settled & ~derived]
+    if len(rest) and not deadline.expired:
+        lower, upper = local_witness_bounds(
+            table.A, values, hidden, lb, ub, rest, hops=max(3, len(table.dims)) + 1,
+            deadline=deadline, progress=progress, n_jobs=parallel[0], client=parallel[1])
+        proof = proof.widened(rest, lower, upper)
+        settled = _settled(cells, proof, hidden_cells, tol)
+    return proof, settled, derived
+
+
+
+def _settled(cells: pd.DataFrame, proof: WitnessBounds, hidden_cells: np.ndarray,
+             tol: float) -> np.ndarray:
+    """Hidden cells whose checked witnesses prove every requirement and that they are not
+    exactly disclosed (in working units)."""
+    a = cells["value"].to_numpy(float)
+    lower, upper = proof.lower[hidden_cells], proof.upper[hidden_cells]
+    slack = tol * np.maximum(1.0, np.abs(a))
+    sensitive = (cells["status"] == "u").to_numpy()
+    lpl, upl, spl = (cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
+    meets = ((lower <= a - lpl + slack) & (upper >= a + upl - slack)
+             & (upper - lower >= spl - slack))
+    return (upper - lower > slack) & (meets | ~sensitive)
+
+
+def _with_witnesses(lp: Intervals, proof: WitnessBounds, hidden_cells: np.ndarray,
+                    settled: np.ndarray, derived: np.ndarray, bounded: np.ndarray
+                    ) -> Intervals:
+    """The LP intervals with the witnesses' inner bounds where they settle the cell, the
+    point ``[a, a]`` where the relations give the cell away (its values are unmoved in
+    ``proof``), and ``"unsettled"`` (NaN) for the other cells the LP did not bound."""
+    lower, upper, status = lp.lower.copy(), lp.upper.copy(), lp.status.copy()
+    known = settled | derived
+    lower[known] = proof.lower[hidden_cells[known]]
+    upper[known] = proof.upper[hidden_cells[known]]
+    status[settled] = "witness"
+    status[derived] = "derived"
+    status[~known & ~bounded] = "unsettled"
+    return replace(lp, lower=lower, upper=upper, status=status)
 
 
 def _describe_prior(prior: str, q: float | None) -> str:

@@ -7,7 +7,8 @@ cells (status ``u``, protection levels ``lpl``/``upl``) of a JJ table with
 summary and an HTML report (any of them). The choices of ``--method`` are
 :data:`tabsdc.cta.METHODS` and its default is the default of :func:`tabsdc.cta.adjust`. The
 exit status is 0 when every check of the result passes (additivity, protection, bounds, fixed
-cells, preserved statistics), 1 when one fails; user errors raise
+cells, preserved statistics), 1 when one fails, 130 on Ctrl-C (with ``--keep-best`` the best
+adjustment found so far is written first, if every check passes); user errors raise
 :class:`~tabsdc.errors.TabSDCError` subclasses, which ``tabsdc`` turns into a one-line message.
 """
 
@@ -23,9 +24,12 @@ from tabsdc.cli.io import input_file, write_outputs
 from tabsdc.cli.options import (
     Commands,
     add_command,
+    add_keep_best_option,
     add_output_options,
     add_time_limit_option,
+    kept_best,
     progress_printer,
+    refuse_unchecked,
 )
 from tabsdc.cta import COSTS, METHODS, AdjustmentResult, adjust
 from tabsdc.table import Table
@@ -75,6 +79,7 @@ def add_adjust_command(commands: Commands) -> None:
     parser.add_argument("--fix-totals", action="store_true",
                         help="keep every non-sensitive total unchanged")
     add_time_limit_option(parser)
+    add_keep_best_option(parser, "adjustment (every check passed)")
     parser.add_argument("--alpha", type=float, default=0.05,
                         help="mdi: significance level that ends the search")
     parser.add_argument("--seed", type=int, default=None,
@@ -102,9 +107,13 @@ def run_adjust(args: argparse.Namespace) -> int:
                     time_limit=args.time_limit, seed=args.seed, alpha=args.alpha,
                     progress=progress_printer(args))
     print(result.summary())
+    if result.interrupted:  # --keep-best (else the interrupt has ended the command)
+        refuse_unchecked(result.verification.passed, "adjustment", "its checks")
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
                   report=lambda: Report(f"Controlled tabular adjustment of {args.input.name}"
                                         ).add(result.original.to_report(), result.to_report()))
+    if result.interrupted:
+        raise kept_best("adjustment (every check passed)", result.status, result.gap)
     return 0 if result.verification.passed else 1
 
 
@@ -112,7 +121,7 @@ def adjustment_demo_sections(table: Table, time_limit: float = DEMO_TIME_LIMIT
                              ) -> list[Section]:
     """Report sections of the demo: CTA of a table whose primaries have protection levels.
 
-    Runs the L1 heuristic (inverse weights, means and variances of the interior cells kept)
+    Runs the L1 heuristic (inverse costs, means and variances of the interior cells kept)
     with ``time_limit`` seconds in all, and reports its certificate, checks, quality figures
     and scatter plot.
 

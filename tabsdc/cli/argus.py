@@ -40,7 +40,8 @@ def add_argus_command(commands: Commands) -> None:
     parser.add_argument("input", type=Path, metavar="JOB.arb",
                         help="the tau-ARGUS batch file (.arb)")
     parser.add_argument("--time-limit", type=positive_seconds,
-                        help="seconds per protection (caps the batch file's own limits)")
+                        help="total seconds for the whole job (caps the batch file's own "
+                             "limits)")
     parser.add_argument("--log", type=Path, help="also write the log to this file")
     parser.add_argument("--json", type=Path,
                         help="write every table's protection result as JSON")
@@ -54,13 +55,7 @@ def _run_argus(args: argparse.Namespace) -> int:
     if args.log:
         write_text(args.log, "\n".join(result.log) + "\n")
     if args.json:
-        write_json({"batch": str(args.input), "passed": result.passed,
-                    "written": [str(p) for p in result.written],
-                    "tables": [{"table": job.spec.label,
-                                "method": job.outcome.method if job.outcome else None,
-                                "passed": job.outcome.passed if job.outcome else None,
-                                "result": job.outcome.details if job.outcome else None}
-                               for job in result.tables]}, args.json)
+        write_json({"batch": str(args.input), **result.to_dict()}, args.json)
     protected = sum(job.outcome is not None for job in result.tables)
     verdict = ("no table was protected (no SUPPRESS)" if not protected else
                "every protection passed its audit" if result.passed else

@@ -17,6 +17,7 @@ from tabsdc.cli.options import (
     Commands,
     add_command,
     add_output_options,
+    add_solver_option,
     add_time_limit_option,
 )
 from tabsdc.table import Table
@@ -47,7 +48,7 @@ def add_audit_command(commands: Commands) -> None:
                         help="also compute integer bounds (a MILP per bound)")
     parser.add_argument("--release-intervals", action="store_true",
                         help="the intervals will be published: run the p/q-interval attack")
-    parser.add_argument("--solver", default="highs", help="LP solver (default highs)")
+    add_solver_option(parser)
     add_time_limit_option(parser)
     add_output_options(parser, table=False, json_help="write the verdicts as JSON")
     parser.set_defaults(run=run_audit)

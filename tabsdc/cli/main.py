@@ -9,6 +9,9 @@ Exit statuses, the same for every command of both programs:
 * 3: internal error (one line; ``--debug`` shows the traceback);
 * 130: interrupted (Ctrl-C): one line saying what was interrupted, after how long and the last
   progress line; outputs are written only once the work is done, and each whole or not at all.
+  A Ctrl-C during a search stops it within seconds (:mod:`tabsdc.interrupts`, mode
+  ``"raise"``); with ``--keep-best`` (mode ``"keep"``) the command writes the best result of
+  the search that passes its checks, marked interrupted, and still exits 130.
 
 Outputs are checked before the work starts (:func:`tabsdc.cli.io.check_outputs`).
 """
@@ -24,12 +27,13 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from sdcreport.files import OutputPathError
+from tabsdc import interrupts
 from tabsdc.cli.adjust import add_adjust_command
 from tabsdc.cli.argus import add_argus_command
 from tabsdc.cli.audit import add_audit_command
 from tabsdc.cli.demo import add_demo_command
 from tabsdc.cli.io import check_outputs
-from tabsdc.cli.options import Commands
+from tabsdc.cli.options import Commands, KeptBest
 from tabsdc.cli.protect import add_protect_command
 from tabsdc.cli.round import add_round_command
 from tabsdc.cli.rules import add_rules_command
@@ -94,18 +98,24 @@ def run(
     args.last_progress = None
     started = time.monotonic()
     try:
-        check_outputs(args)
-        return args.run(args)
+        with interrupts.on_interrupt("keep" if getattr(args, "keep_best", False) else "raise"):
+            check_outputs(args)
+            return args.run(args)
     except (*user_errors, *_FILE_ERRORS) as error:
         print(f"{name}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         if getattr(args, "debug", False):
             traceback.print_exc()
-        done = (f"; written before the interrupt: {', '.join(map(str, args.written))}"
-                if args.written else "; no output written")
+        written = ", ".join(map(str, args.written))
+        note = f"; {error}" if str(error) else ""
+        if isinstance(error, KeptBest):
+            done = f": written {written}"
+        else:
+            done = (f"; written before the interrupt: {written}" if args.written
+                    else "; no output written")
         last = f"; last progress: {args.last_progress}" if args.last_progress else ""
-        print(f"{name}: interrupted after {time.monotonic() - started:.1f} s{last}{done}",
+        print(f"{name}: interrupted after {time.monotonic() - started:.1f} s{last}{note}{done}",
               file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as error:  # every other exception is a bug: one line, status 3

@@ -4,12 +4,14 @@ One definition per option, so that every command spells, checks and explains it 
 the command itself (:func:`add_command`: help, example, ``--debug``), the table input
 (:func:`add_input_options`), the sensitivity rules (:func:`add_rule_options`), the outputs
 (:func:`add_output_options`: ``--out/--json/--html/--report/--publish`` with ``--force`` and
-``--mkdir``) and the time limit (:func:`add_time_limit_option`, > 0 seconds).
+``--mkdir``), the time limit (:func:`add_time_limit_option`, > 0 seconds) and ``--keep-best``
+(:func:`add_keep_best_option`: on Ctrl-C, write the best checked result found so far).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +32,9 @@ from tabsdc.table import Table
 
 __all__ = [
     "Commands", "add_command", "add_input_options", "add_rule_options", "add_output_options",
-    "add_time_limit_option", "positive_seconds", "has_rules", "rules_from", "apply_rule_options",
+    "add_time_limit_option", "add_solver_option", "add_keep_best_option", "KeptBest",
+    "refuse_unchecked", "kept_best", "positive_seconds", "has_rules", "rules_from",
+    "apply_rule_options",
     "OUTPUT_OPTIONS",
     "progress_printer", "report_path",
 ]
@@ -113,6 +117,67 @@ def add_time_limit_option(parser: argparse.ArgumentParser, what: str = "the whol
     """``--time-limit S`` (seconds > 0; default: none)."""
     parser.add_argument("--time-limit", type=positive_seconds, metavar="S",
                         help=f"seconds for {what}; a stopped solve is reported with its gap")
+
+
+def add_solver_option(parser: argparse.ArgumentParser) -> None:
+    """``--solver NAME``: the LP/MILP solver of the commands whose method takes ``solver=``
+    (default ``highs``; an unknown name is refused by the API with exit status 2).
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> add_solver_option(parser)
+    >>> parser.parse_args(["--solver", "cbc"]).solver
+    'cbc'
+    """
+    parser.add_argument("--solver", default="highs",
+                        help="LP/MILP solver: highs (default) or a PuLP solver name such as "
+                             "cbc (see docs/solvers.md)")
+
+
+def add_keep_best_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--keep-best``: on Ctrl-C, stop the search and write the best ``what`` found so far
+    that passes its checks (exit status still 130)."""
+    parser.add_argument("--keep-best", action="store_true",
+                        help=f"on Ctrl-C, stop the search within seconds and write the best "
+                        f"{what} found so far to the outputs, marked interrupted in the JSON "
+                        "and summary (exit status still 130); nothing is written when none "
+                        "passes its checks")
+
+
+class KeptBest(KeyboardInterrupt):  # noqa: N818 - an interrupt, reported as one
+    """Raised by a command once it has written the best result of an interrupted search
+    (``--keep-best``): the exit status is 130 and the one line names the files written."""
+
+
+def refuse_unchecked(passed: bool, what: str, check: str) -> None:
+    """Before writing an interrupted search's result: nothing is written unless it passed
+    ``check``.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        ``passed`` is False (the line says why nothing was written).
+    """
+    if not passed:
+        raise KeyboardInterrupt(f"--keep-best: the {what} found so far fails {check}, so it "
+                                "was not written")
+
+
+def kept_best(what: str, status: str, gap: float | None) -> KeptBest:
+    """The interrupt a command raises after writing the best ``what`` of an interrupted
+    search (its status and gap, for the one line).
+
+    Examples
+    --------
+    >>> print(kept_best("audit-clean pattern", "feasible", 0.031))  # doctest: +NORMALIZE_WHITESPACE
+    --keep-best: the best audit-clean pattern found so far (status feasible, gap 3.1 %), marked
+    interrupted
+    """
+    gap_text = ("gap unknown" if gap is None or not math.isfinite(gap)
+                else f"gap {100 * gap:.3g} %")
+    return KeptBest(f"--keep-best: the best {what} found so far (status {status}, "
+                    f"{gap_text}), marked interrupted")
 
 
 def progress_printer(args: argparse.Namespace) -> Callable[[str], None]:

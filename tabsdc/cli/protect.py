@@ -2,7 +2,8 @@
 
 The choices of ``--method`` are :data:`tabsdc.suppression.METHODS` and its default is the
 default of :func:`tabsdc.suppression.suppress`. Exit status 1 when the audit of the result
-finds a sensitive cell unprotected.
+finds a sensitive cell unprotected. With ``--keep-best``, a Ctrl-C during the search writes
+the best pattern found so far if the audit finds it protecting (exit status 130).
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ from tabsdc.cli.options import (
     Commands,
     add_command,
     add_input_options,
+    add_keep_best_option,
     add_output_options,
     add_rule_options,
     add_time_limit_option,
     apply_rule_options,
     has_rules,
+    kept_best,
     progress_printer,
+    refuse_unchecked,
 )
 from tabsdc.errors import InputError
 from tabsdc.suppression import METHODS, suppress
@@ -56,6 +60,7 @@ def add_protect_command(commands: Commands) -> None:
                         help="value, count, entropy, or a cell column (e.g. cost, the JJ "
                         "weight field)")
     add_time_limit_option(method)
+    add_keep_best_option(method, "audit-clean pattern")
     method.add_argument("--no-totals", action="store_true", help="never suppress totals")
     add_output_options(parser, json_help="write status, objective, bound, gap, cells")
     parser.set_defaults(run=run_protect)
@@ -75,6 +80,8 @@ def run_protect(args: argparse.Namespace) -> int:
     result = suppress(table, args.method, args.cost, time_limit=args.time_limit,
                       suppress_totals=not args.no_totals, progress=progress_printer(args))
     print(result.summary())
+    if result.interrupted:  # --keep-best (else the interrupt has ended the command)
+        refuse_unchecked(result.protected, "pattern", "the audit")
     if result.audit is None:  # the time limit came before any protecting pattern
         print("tabsdc protect: no protecting pattern within the time limit: nothing written "
               "(raise --time-limit)", file=sys.stderr)
@@ -83,4 +90,6 @@ def run_protect(args: argparse.Namespace) -> int:
         f"Suppression of {args.input.name}").add(
             result.table.to_report(), *([rules.to_report()] if rules else []),
             result.to_report(), result.audit.to_report()))
+    if result.interrupted:
+        raise kept_best("audit-clean pattern", result.status, result.stats.gap)
     return 0 if result.protected else 1

@@ -9,6 +9,8 @@ are :data:`tabsdc.rounding.METHODS`. A CSV holds every cell, totals included, on
 dimension (as written by ``tabsdc rules --out cells.csv``); the dimensions are the columns
 before ``value`` unless ``--dims`` names them, every other column is carried over, and a
 hierarchical dimension needs ``--hierarchy DIM=FILE.csv`` (columns ``parent,child``).
+With ``--keep-best``, a Ctrl-C during controlled rounding writes the best (additive) rounding
+its MILP has found so far (exit status 130).
 """
 
 from __future__ import annotations
@@ -32,9 +34,13 @@ from tabsdc.cli.io import (
 from tabsdc.cli.options import (
     Commands,
     add_command,
+    add_keep_best_option,
     add_output_options,
+    add_solver_option,
     add_time_limit_option,
+    kept_best,
     progress_printer,
+    refuse_unchecked,
 )
 from tabsdc.errors import InputError
 from tabsdc.rounding import METHODS, choose_base, round_table
@@ -100,6 +106,8 @@ def add_round_command(commands: Commands) -> None:
                         help="hierarchy of a CSV dimension from a file with columns "
                         "parent,child")
     add_time_limit_option(parser)
+    add_solver_option(parser)
+    add_keep_best_option(parser, "controlled rounding (additive)")
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the audit of the release (two LPs per cell)")
     add_output_options(parser, json_help="write the result summary (status, base, method, "
@@ -165,15 +173,21 @@ def run_round(args: argparse.Namespace) -> int:
     additive alternative is written instead), else 0."""
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
     result = round_table(table, args.base, args.method, seed=args.seed,
-                         time_limit=args.time_limit, audit=not args.no_audit,
+                         solver=args.solver, time_limit=args.time_limit,
+                         audit=not args.no_audit,
                          progress=progress_printer(args))
     print(result.summary())
+    if result.interrupted:  # --keep-best (else the interrupt has ended the command)
+        refuse_unchecked(result.additive, "rounding", "the additivity check")
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
                   report=lambda: Report(
                       f"Rounding of {args.input.name}",
                       metadata={"column rounded": args.column, "base": args.base,
                                 "method": args.method, "seed": args.seed}
                   ).add(result.to_report(), result.table.to_report()))
+    if result.interrupted:
+        raise kept_best("controlled rounding (additive)", result.status,
+                        None if result.solve is None else result.solve.gap)
     return 1 if result.exists is False else 0
 
 

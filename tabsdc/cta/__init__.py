@@ -19,13 +19,16 @@ Quality-preserving constraints (QP-CTA: means, variances, correlation of groups 
 added with ``preserve=`` (:mod:`tabsdc.cta.constraints`); :func:`adjust_multivariate` adjusts
 several tables of the same structure together and keeps their covariances. Every result is
 checked (:mod:`tabsdc.cta.verify`) and carries a certified gap: a time-limited or heuristic
-solution is reported ``"optimal"`` only when its lower bound proves it.
+solution is reported ``"optimal"`` only when its lower bound proves it. The L1 methods' bounds
+include the relation-mass LP of :mod:`tabsdc.cta.mass`, which pays for the compensation every
+move needs in the relations of the moved cell (the LP relaxation does not).
 """
 
+from tabsdc.cta import problem as _problem
 from tabsdc.cta.api import METHODS, adjust, adjust_multivariate
 from tabsdc.cta.constraints import PRESERVABLE
 from tabsdc.cta.mdi import MDI_PROPERTIES, mdi_cta
-from tabsdc.cta.problem import COSTS, WEIGHTS
+from tabsdc.cta.problem import COSTS
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.verify import Verification, verify_adjustment
 
@@ -40,6 +43,13 @@ __all__ = [
     "verify_adjustment",
     "METHODS",
     "COSTS",
-    "WEIGHTS",
     "PRESERVABLE",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """``WEIGHTS``, the former name of :data:`COSTS`, kept for one release (with a
+    deprecation warning)."""
+    if name == "WEIGHTS":
+        return _problem.WEIGHTS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

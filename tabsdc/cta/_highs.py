@@ -1,12 +1,12 @@
-"""A kept HiGHS model with the extras CTA needs beyond :class:`~tabsdc.solver.HighsModel`.
+"""A kept HiGHS model with the extras CTA needs beyond :class:`~tabsdc.solver.HighsModel`
+(whose MIP start and interior point switch it inherits).
 
-* a start solution for a MIP (HiGHS checks it and keeps it as incumbent if feasible),
 * a diagonal Hessian, which turns the LP into the convex QP ``min c x + x' diag(h) x / 2``
   solved by HiGHS's QP solver (L2 CTA),
 * an objective cutoff: the dual simplex stops as soon as its objective exceeds the cutoff, so
   a trial move that cannot beat the incumbent is rejected early (the result then carries no
   solution);
-* a fresh start: basis cleared, interior point method.
+* a fresh start: basis cleared.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __all__ = ["CTAHighsModel"]
 
 
 class CTAHighsModel(HighsModel):
-    """:class:`~tabsdc.solver.HighsModel` with a MIP start, a diagonal Hessian and a cutoff.
+    """:class:`~tabsdc.solver.HighsModel` with a diagonal Hessian, a cutoff and a basis reset.
 
     Examples
     --------
@@ -34,16 +34,6 @@ class CTAHighsModel(HighsModel):
     >>> np.round(model.solve().x, 6).tolist()
     [1.5, 0.5]
     """
-
-    def set_start(self, x: np.ndarray) -> None:
-        """Give HiGHS a start point (all columns) for the next MIP solve."""
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        if x.shape != (self.n_cols,):
-            raise InputError(f"start has shape {x.shape}, the model has {self.n_cols} columns")
-        index = np.arange(self.n_cols, dtype=np.int32)
-        status = self._highs.setSolution(self.n_cols, index, x)
-        if status == highspy.HighsStatus.kError:
-            raise SolverError("HiGHS rejected the start solution")
 
     def set_hessian_diagonal(self, diagonal: np.ndarray) -> None:
         """Make the objective ``c x + 0.5 x' diag(diagonal) x`` (diagonal >= 0)."""
@@ -61,10 +51,6 @@ class CTAHighsModel(HighsModel):
     def clear_basis(self) -> None:
         """Forget the basis and solution: the next solve starts afresh."""
         self._highs.clearSolver()
-
-    def set_interior_point(self, on: bool) -> None:
-        """Solve LPs by the interior point method (with crossover) or, off, HiGHS's choice."""
-        self._highs.setOptionValue("solver", "ipm" if on else "choose")
 
     def set_cutoff(self, value: float | None) -> None:
         """Stop the dual simplex once its objective exceeds ``value`` (None: no cutoff)."""

@@ -14,11 +14,13 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from tabsdc import interrupts
 from tabsdc.cta.constraints import (
     Groups,
     covariance_rows,
@@ -39,7 +41,7 @@ from tabsdc.progress import Progress, heartbeat, validate_time_limit
 from tabsdc.solver import require_highs
 from tabsdc.table import Table
 from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import validate_table
+from tabsdc.validation import check_choice, validate_table
 
 __all__ = ["adjust", "adjust_multivariate", "METHODS"]
 
@@ -53,21 +55,16 @@ JOINT_METHODS = ("milp", "heuristic", "fixed-directions", "l2")
 LIMITS = ("capacity", "relative_capacity", "sensitive_capacity", "fixed", "fix_totals")
 
 
-def _check_method(method: str, allowed: Sequence[str]) -> None:
-    if method not in allowed:
-        raise InputError(f"method must be one of {', '.join(allowed)}; got {method!r}")
-
-
 def _check_limits(limits: dict[str, Any]) -> None:
     unknown = sorted(set(limits) - set(LIMITS))
     if unknown:
         raise InputError(f"unknown option {unknown[0]!r}; known: {', '.join(LIMITS)}")
 
 
-def _problem(table: Table, weights: object, wanted: Sequence[str], groups: Groups,
+def _problem(table: Table, cost: object, wanted: Sequence[str], groups: Groups,
              min_correlation: float, limits: dict[str, Any]) -> CTAProblem:
     """The CTA problem of one table with its preserved statistics (``covariance`` aside)."""
-    problem = build_problem(table, weights, **limits)
+    problem = build_problem(table, cost, **limits)
     single = tuple(w for w in wanted if w != "covariance")
     if single:
         rows, names, quadratic = preservation_rows(table.values, groups, single,
@@ -86,14 +83,19 @@ def _solve(problem: CTAProblem, method: str, *, directions: object, time_limit: 
                            message="no sensitive cell: nothing to adjust")
     scaling = Scaling.of(problem)
     scaled = scaling.apply(problem)
-    if method == "milp":
-        solution = milp_method(scaled, time_limit=time_limit, mip_gap=mip_gap)
-    elif method == "heuristic":
-        solution = heuristic(scaled, time_limit=time_limit, seed=seed)
-    elif method == "fixed-directions":
-        solution = fixed_directions(scaled, time_limit=time_limit, seed=seed)
-    else:
-        solution = l2_method(scaled, directions=directions, time_limit=time_limit, seed=seed)
+    with interrupts.stoppable() as search:  # a Ctrl-C ends it as the time limit does
+        if method == "milp":
+            solution = milp_method(scaled, time_limit=time_limit, mip_gap=mip_gap)
+        elif method == "heuristic":
+            solution = heuristic(scaled, time_limit=time_limit, seed=seed)
+        elif method == "fixed-directions":
+            solution = fixed_directions(scaled, time_limit=time_limit, seed=seed)
+        else:
+            solution = l2_method(scaled, directions=directions, time_limit=time_limit,
+                                 seed=seed)
+    if search.interrupted:
+        solution = replace(solution, interrupted=True, message=solution.message
+                           + "; interrupted (Ctrl-C): the best adjustment found so far")
     return scaling.restore(solution, problem, "l2" if method == "l2" else "l1")
 
 
@@ -109,13 +111,14 @@ def _result(table: Table, problem: CTAProblem, y: np.ndarray, up: np.ndarray,
     """Check and wrap the adjustment ``y`` of one table."""
     figures = {"status": solution.status, "objective": solution.objective,
                "bound": solution.bound, "gap": solution.gap, "message": solution.message,
-               "details": {**solution.details, **_forced(problem)}, **overrides}
+               "details": {**solution.details, **_forced(problem)},
+               "interrupted": solution.interrupted, **overrides}
     return AdjustmentResult.build(
         table, table.values + y, method=method, sensitive=problem.sensitive, up=up,
         seconds=seconds, fixed=fixed_cells(table, limits.get("fixed"),
                                            limits.get("fix_totals", False)),
         rows=problem.rows, row_names=problem.row_names, quadratic=problem.quadratic,
-        weights=problem.weights, groups=groups, **figures,
+        cost=problem.cost, groups=groups, **figures,
     )
 
 
@@ -156,7 +159,7 @@ def adjust(
         from the LP relaxation and solves one LP for them (the heuristic without its search
         and MILP phase: an answer in seconds, with its certified gap).
     cost : {"unit", "inverse", "cost"} or array-like
-        Cost per unit of change of each cell (:func:`tabsdc.cta.problem.cell_weights`;
+        Cost per unit of change of each cell (:func:`tabsdc.cta.problem.adjustment_costs`;
         ``"cost"``: the table's ``cost`` column; ``weights=`` is its former name, kept for
         one release with a deprecation warning);
         ``"inverse"`` (``1 / |a|``, relative change; zero cells weigh as the smallest
@@ -187,7 +190,7 @@ def adjust(
     mip_gap : float, optional
         ``"milp"``: relative gap at which HiGHS may stop.
     seed : int or numpy Generator, optional
-        Randomness of the heuristic (block order, tie-breaks) and of MDI-CTA.
+        Randomness of the heuristic (block order) and of MDI-CTA.
     margins, alpha
         ``"mdi"`` only: the margins kept (:func:`tabsdc.cta.mdi.mdi_cta`) and the significance
         level that ends the search.
@@ -232,13 +235,13 @@ def adjust(
     >>> result.status, result.objective, result.verification.passed
     ('optimal', 8.0, True)
     >>> result.table.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
-    [[8.0, 7.0], [9.0, 6.0]]
+    [[12.0, 3.0], [5.0, 10.0]]
     """
     cost = _renamed_cost(cost, weights)
     validate_table(table)
     validate_time_limit(time_limit)
     require_highs(solver, "controlled tabular adjustment")
-    _check_method(method, METHODS)
+    check_choice("method", method, METHODS)
     if method == "mdi":
         unused = {"preserve": preserve, "capacity": capacity,
                   "relative_capacity": relative_capacity,
@@ -304,6 +307,8 @@ def adjust_multivariate(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     seed: int | np.random.Generator | None = None,
+    solver: str = "highs",
+    progress: Progress | None = None,
     weights: str | Sequence[float] | np.ndarray | None = None,
     **limits: Any,
 ) -> MultivariateAdjustmentResult:
@@ -315,7 +320,8 @@ def adjust_multivariate(
     (:func:`tabsdc.cta.constraints.covariance_rows`; Cox, slide 28). ``method`` is
     ``"milp"``, ``"heuristic"`` or ``"l2"``; the other parameters and the keyword ``limits``
     (``capacity``, ``relative_capacity``, ``sensitive_capacity``, ``fixed``, ``fix_totals``)
-    are those of :func:`adjust` and apply to every table.
+    are those of :func:`adjust` and apply to every table; ``time_limit`` (total seconds),
+    ``seed``, ``solver`` and ``progress`` are those of :func:`adjust` too.
 
     Returns
     -------
@@ -346,7 +352,8 @@ def adjust_multivariate(
     """
     cost = _renamed_cost(cost, weights)
     validate_time_limit(time_limit)
-    _check_method(method, JOINT_METHODS)
+    require_highs(solver, "controlled tabular adjustment")
+    check_choice("method", method, JOINT_METHODS)
     _check_limits(limits)
     _same_structure(tables)
     for table in tables:
@@ -361,12 +368,14 @@ def adjust_multivariate(
     if "covariance" in wanted:
         rows, names = covariance_rows([t.values for t in tables], resolved, offsets)
         joint = joint.with_rows(rows, names)
-    solution = _solve(joint, method, directions=None, time_limit=time_limit, mip_gap=mip_gap,
-                      seed=seed)
+    with heartbeat(progress, f"joint adjustment ({method}) of {len(tables)} tables",
+                   time_limit):
+        solution = _solve(joint, method, directions=None, time_limit=time_limit,
+                          mip_gap=mip_gap, seed=seed)
     seconds = time.perf_counter() - start
     sensitive_offsets = np.cumsum([0, *(p.s for p in problems)])
     kind = "l2" if method == "l2" else "l1"
-    results = []
+    results: list[AdjustmentResult] = []
     for k, (table, problem) in enumerate(zip(tables, problems, strict=True)):
         y = solution.y[offsets[k]:offsets[k + 1]]
         results.append(_result(
@@ -375,11 +384,12 @@ def adjust_multivariate(
             objective=problem.objective(y, kind), bound=None, gap=None,
             message=f"table {k} of a joint adjustment", details=_forced(problem)))
     return MultivariateAdjustmentResult(
-        results=results, method=method, status=solution.status,
+        results=tuple(results), method=method, status=solution.status,
         objective=solution.objective, bound=solution.bound, gap=solution.gap,
         message=solution.message, seconds=seconds,
         covariance=_covariances(tables, [r.table.values for r in results], resolved),
-        details={**solution.details, "joint_rows": list(joint.row_names)},
+        details={**solution.details, "joint_rows": list(joint.row_names),
+                 "interrupted": solution.interrupted},
     )
 
 

@@ -81,13 +81,13 @@ def lagrangian_bound(
     Returns
     -------
     float or None
-        None when the bound is ``-inf`` (a cell with zero weight and an unbounded range
+        None when the bound is ``-inf`` (a cell with zero cost and an unbounded range
         whose multiplier is not zero).
 
     Examples
     --------
     One relation ``y_0 = y_1 + y_2`` (cell 0 the total), cell 1 sensitive with levels 2,
-    unit weights. With ``pi = 0`` the bound is the protected cell's own cost 2; the optimum
+    unit costs. With ``pi = 0`` the bound is the protected cell's own cost 2; the optimum
     is 4, since the move must be compensated (the weakness of the LP relaxation of CTA):
 
     >>> import pandas as pd
@@ -99,7 +99,7 @@ def lagrangian_bound(
     >>> float(lagrangian_bound(p, np.array([0.0]), "l1", incumbent=4.0))
     2.0
     """
-    w = problem.weights
+    w = problem.cost
     g = -(problem.constraint_matrix.T @ np.asarray(duals, dtype=float))
     with np.errstate(divide="ignore"):
         reach = incumbent / w if kind == "l1" else np.sqrt(incumbent / w)

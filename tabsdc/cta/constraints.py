@@ -31,8 +31,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc import interrupts
 from tabsdc.cta.problem import CTAProblem, QuadraticLimit
 from tabsdc.errors import InputError
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from tabsdc.table import Table
@@ -72,9 +74,8 @@ def parse_preserve(preserve: str | Sequence[str] | None) -> tuple[str, ...]:
         return ()
     names = preserve.split(",") if isinstance(preserve, str) else list(preserve)
     names = tuple(dict.fromkeys(name.strip() for name in names if name.strip()))
-    unknown = [name for name in names if name not in PRESERVABLE]
-    if unknown:
-        raise InputError(f"cannot preserve {unknown[0]!r}; known: {', '.join(PRESERVABLE)}")
+    for name in names:
+        check_choice("statistic to preserve", name, PRESERVABLE)
     return names
 
 
@@ -291,7 +292,7 @@ def solve_with_cuts(
     if not problem.quadratic:
         return result, added
     for _ in range(MAX_CUT_ROUNDS):
-        if result.x is None:
+        if result.x is None or interrupts.stopping():  # keep the solution found so far
             break
         rows, upper = cut_rows(problem, adjustment(result))
         if rows.shape[0] == 0:

@@ -4,32 +4,45 @@ The MILP of :mod:`tabsdc.cta.milp` has one binary per sensitive cell; once every
 fixed, what remains is an LP (:class:`~tabsdc.cta.lp.L1Model`) that HiGHS solves fast and
 re-solves faster from the previous basis. The heuristic:
 
+0. **Mass LP, alongside.** With a time limit, the mass LP of :mod:`tabsdc.cta.mass` (a
+   lower bound that pays for the compensation each move needs in every relation) is
+   handed at once to the solver's worker process, which solves it on the second core while
+   steps 1-3 run here, and is over before step 4.
 1. **Directions from the LP relaxation.** Solve the relaxation (it also gives the first
-   certified lower bound) and round it (:func:`~tabsdc.cta.lp.directions_from_relaxation`).
-   If the relaxation does not finish in its share of the time, each cell takes the
-   direction of its cheaper own move (``w upl`` against ``w lpl``, ties at random).
+   certified lower bound) and round it (:func:`~tabsdc.cta.lp.directions_from_relaxation`:
+   cells tied by two-cell relations take one direction, and a relation whose movable cells
+   all have a decided sign gets moves of both signs,
+   :func:`~tabsdc.cta.search.consistent_directions`). If the relaxation does not finish in
+   its share of the time, each cell takes the direction of its cheaper own move (``w upl``
+   against ``w lpl``, made consistent the same way).
 2. **LP for fixed directions**, warm-started from the relaxation's basis: the incumbent.
-   Rounding can pick directions that admit no adjustment (a sensitive total equal to its
-   only sensitive part, rounded the other way; preserved statistics); they are then
-   repaired by moving every sensitive cell up (one LP), by LP diving (:func:`_dive`: fix
-   what the relaxation decides, round a few cells, re-solve) and, failing that, by the
-   MILP for the time left.
+   Rounding can still pick directions that admit no adjustment (sign conditions that chain
+   through several relations; preserved statistics); they are then repaired by moving every
+   sensitive cell up (one LP), by LP diving (:func:`_dive`: fix what the relaxation decides,
+   round a few cells, re-solve) and, failing that, by the MILP for the time left.
 3. **Block coordinate descent on the directions** (in the spirit of González and Castro
-   2011): the direction variables are split into blocks - each sensitive cell alone, and the
-   sensitive cells of each relation together - visited in random order (``seed``). A block's
-   directions are flipped and the LP re-solved from the current basis with an objective
-   cutoff at the incumbent (the dual simplex stops as soon as the flip cannot win); a flip
-   that lowers the objective is kept. Passes repeat until one brings no improvement, the pass
-   limit or the time budget.
+   2011): the direction variables are split into blocks - each group of tied sensitive
+   cells, and the sensitive cells of each relation together with their groups - visited in
+   random order (``seed``). A block's directions are flipped and the LP re-solved from the
+   current basis with an objective cutoff at the incumbent (the dual simplex stops as soon as
+   the flip cannot win); a flip that lowers the objective is kept. Passes repeat until one
+   brings no improvement, the pass limit or the time budget.
 4. **MILP with the incumbent as start** (only with a time limit, for the time left, and for
-   models up to :data:`MILP_PHASE_MAX_CELLS` cells): HiGHS's branch and cut tightens the
-   lower bound and may find a better incumbent, whose directions are then re-solved as in 2.
-5. **Certified gap**: the best of the MILP's dual bound and the Lagrangian bounds
-   (:mod:`tabsdc.cta.bounds`) at the duals of the relaxation and of the final LP. The
-   relaxation's bound is taken as the Lagrangian at its duals, not as the objective HiGHS
-   reports: weak duality makes it valid for any multipliers, whatever the solver's
-   tolerances, and with the relaxation's optimal duals it is at least the relaxation's
-   optimum. The status is ``"optimal"`` only when that bound proves it.
+   models up to :data:`MILP_PHASE_MAX_CELLS` cells), with the mass LP's binding rows as
+   cuts, in the worker process, which is ended if HiGHS runs past the time left
+   (:func:`~tabsdc.cta.milp.solve_milp`): HiGHS's branch and cut tightens the lower bound
+   and may find a better incumbent, whose directions are then re-solved as in 2.
+5. **Certified gap**: the best of the MILP's dual bound, the mass LP's bound and the
+   Lagrangian bounds (:mod:`tabsdc.cta.bounds`) at the duals of the relaxation and of the
+   final LP. The relaxation's and the mass LP's bounds are taken as Lagrangians at their
+   duals, not as the objectives HiGHS reports: weak duality makes them valid for any
+   multipliers, whatever the solver's tolerances, and with optimal duals they equal the
+   LPs' optima. The status is ``"optimal"`` only when that bound proves it.
+
+A time-limited run ends within its limit: every LP here gets the time left, the MILP runs
+in the worker process (ended when late), the mass LP is over before the MILP phase, and the
+last :data:`~tabsdc.cta.search.FINISH_SECONDS` are kept for the last LP, the polishing (in
+bounded rounds, :func:`~tabsdc.cta.polish.polish`) and the bounds.
 
 References
 ----------
@@ -47,12 +60,21 @@ import numpy as np
 
 from tabsdc.cta.bounds import lagrangian_bound
 from tabsdc.cta.lp import L1Model, directions_from_relaxation, relaxed_indicators
+from tabsdc.cta.mass import MASS_MAX_NONZEROS, MassJob, mass_nonzeros
 from tabsdc.cta.milp import solve_milp
 from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
-from tabsdc.cta.search import Clock, Search, blocks, improve
+from tabsdc.cta.search import (
+    FINISH_SECONDS,
+    Clock,
+    Search,
+    blocks,
+    consistent_directions,
+    improve,
+)
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import SolverError
+from tabsdc.solver import SolveResult
 
 __all__ = ["heuristic", "fixed_directions", "MILP_PHASE_MAX_CELLS"]
 
@@ -70,30 +92,29 @@ DIVE_SHARE = 0.1
 SEARCH_SHARE = 0.5
 
 
-def _rule_directions(problem: CTAProblem, rng: np.random.Generator) -> np.ndarray:
-    own_up = problem.weights[problem.sensitive] * problem.upl
-    own_down = problem.weights[problem.sensitive] * problem.lpl
-    up = np.where(own_up == own_down, rng.random(problem.s) < 0.5, own_up < own_down)
-    return np.where(problem.free_direction, up, problem.can_up)
+def _rule_directions(problem: CTAProblem) -> np.ndarray:
+    own_up = problem.cost[problem.sensitive] * problem.upl
+    own_down = problem.cost[problem.sensitive] * problem.lpl
+    return consistent_directions(problem, own_down - own_up)
 
 
-def _initial(problem: CTAProblem, clock: Clock, rng: np.random.Generator,
-             share: float) -> tuple[L1Model, np.ndarray, np.ndarray | None, dict]:
+def _initial(problem: CTAProblem, clock: Clock, share: float
+             ) -> tuple[L1Model, np.ndarray, np.ndarray | None, dict]:
     """Step 1: relaxation and rounding. Returns the model, the directions, the relaxation's
     row duals (None when it did not finish) and the figures so far."""
     model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
     relaxation = model.relax()
     info: dict = {"relaxation_status": relaxation.status,
-                  "relaxation_seconds": round(relaxation.time, 3)}
+                  "relaxation_seconds": round(relaxation.seconds, 3)}
     if relaxation.status == "infeasible":
         raise infeasible("the LP relaxation is infeasible")
     duals = model.duals(relaxation) if relaxation.optimal else None
     if relaxation.optimal:
         n = problem.n
-        up = directions_from_relaxation(problem, relaxation.x[:n], relaxation.x[n:], rng)
+        up = directions_from_relaxation(problem, relaxation.x[:n], relaxation.x[n:])
         info["initial_directions"] = "LP relaxation"
     else:
-        up = _rule_directions(problem, rng)
+        up = _rule_directions(problem)
         info["initial_directions"] = "cheaper own move (relaxation stopped by the time limit)"
     info["lp_relaxation_objective"] = relaxation.objective if relaxation.optimal else None
     return model, up, duals, info
@@ -152,17 +173,36 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
     return None
 
 
+def _solve_fixed(model: L1Model, up: np.ndarray, clock: Clock) -> SolveResult:
+    """The LP for the directions ``up``: interior point (a fresh start after many bounds
+    changed), the dual simplex when that gives no usable point."""
+    model.set_time_limit(clock.budget())
+    model.fix(up)
+    result = model.solve(interior=True)
+    if result.optimal and result.x is None:  # interior point without a usable point
+        result = model.solve()
+    if result.optimal and result.x is None:
+        raise SolverError("HiGHS reported the LP for fixed directions optimal without a "
+                          "primal feasible point (numerical trouble on this model)")
+    return result
+
+
 def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: Clock,
                     info: dict) -> Search:
-    """Step 2, with three repairs when the rounded directions admit no adjustment (e.g. a
-    sensitive total equal to its only sensitive part, rounded the other way): every cell
-    upward (where it can be: a relation ``total = sum of parts`` whose cells all move up
-    only needs room above its total, so this is feasible whenever the totals have that
-    room; Castro's CTA instances are built that way), LP diving, then the MILP for the
-    time left."""
+    """Step 2, with three repairs when the rounded directions admit no adjustment (e.g.
+    preserved statistics): every cell upward (where it can be, and cells tied the other way
+    to an upward one downward, :func:`~tabsdc.cta.search.consistent_directions`: a relation
+    ``total = sum of parts`` whose cells all move up only needs room above its total, so this
+    is feasible whenever the totals have that room; Castro's CTA instances are built that
+    way), LP diving, then the MILP for the time left.
+
+    When the rounding succeeds and differs from every cell upward, that LP is solved too and
+    the better kept: the relaxation often splits most sensitive cells evenly (on Castro's
+    TABLE1, 95 of 146), and the rounded directions of those (upward) can cost far more."""
+    upward = consistent_directions(problem, np.ones(problem.s))
     for attempt in ("rounding", "every cell upward", "diving", "MILP"):
         if attempt == "every cell upward":
-            up = problem.can_up.copy()
+            up = upward
         elif attempt == "diving":
             up = _dive(problem, model, clock, info)
         elif attempt == "MILP":
@@ -174,17 +214,15 @@ def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: 
                                   f"({milp.message}); try a longer time limit")
         if up is None:
             continue
-        model.set_time_limit(clock.budget())
-        model.fix(up)
-        result = model.solve(interior=True)
-        if result.optimal and result.x is None:  # interior point without a usable point
-            result = model.solve()
-        if result.optimal and result.x is None:
-            raise SolverError("HiGHS reported the LP for fixed directions optimal without a "
-                              "primal feasible point (numerical trouble on this model)")
+        result = _solve_fixed(model, up, clock)
         if result.optimal:
             if attempt != "rounding":
                 info["initial_directions"] += f"; repaired by {attempt}"
+            elif np.any(up != upward) and (clock.limit is None or clock.left(0.5) > 0):
+                other = _solve_fixed(model, upward, clock)
+                if other.optimal and other.objective < result.objective:
+                    up, result = upward, other
+                    info["initial_directions"] += "; every cell upward was better"
             return Search(model, up, result.objective, model.adjustment(result),
                           model.duals(result))
         if result.status == "no_solution":
@@ -202,6 +240,7 @@ def heuristic(
     seed: int | np.random.Generator | None = None,
     max_passes: int = 3,
     milp_phase: bool = True,
+    mass_bound: bool = True,
 ) -> CTASolution:
     """Run the heuristic of the module docstring.
 
@@ -210,13 +249,17 @@ def heuristic(
     problem : CTAProblem
     time_limit : float, optional
         Seconds in all. Without one, the search runs until a pass brings no improvement and
-        the MILP phase is skipped (the bound is then the LP relaxation's or the Lagrangian).
+        the MILP phase is skipped (the bound is then the best of the LP relaxation's, the
+        Lagrangian and the mass LP's).
     seed : int or numpy Generator, optional
-        Order of the blocks and tie-breaks of the rounding.
+        Order of the blocks.
     max_passes : int
         Passes over the blocks.
     milp_phase : bool
         Run step 4 when there is a time limit and time left.
+    mass_bound : bool
+        Solve the mass LP of :mod:`tabsdc.cta.mass` for the bound and the MILP's cuts (with a
+        time limit in the solver's worker process, alongside steps 1-3).
 
     Returns
     -------
@@ -226,39 +269,63 @@ def heuristic(
     rng = np.random.default_rng(seed)
     with_milp = (milp_phase and time_limit is not None and problem.n <= MILP_PHASE_MAX_CELLS)
     share = SEARCH_SHARE if with_milp else 1.0
-    model, up, relaxation_duals, info = _initial(problem, clock, rng, share)
+    job = _mass_job(problem, clock, share) if mass_bound else None
+    model, up, relaxation_duals, info = _initial(problem, clock, share)
     search = _first_solution(problem, model, up, clock, info)
     info["initial_objective"] = search.objective
     improve(search, blocks(problem, rng), clock, share, max_passes)
     info.update(passes=search.passes, trials=search.trials, accepted=search.accepted,
                 search_objective=search.objective, search_seconds=round(clock.elapsed(), 3))
+    cuts = None
+    if job is not None and (time_limit is None or clock.left() > FINISH_SECONDS):
+        cuts = job.cuts()
+        info.update(mass_seconds=job.seconds, mass_cuts=None if cuts is None else cuts.shape[0])
     milp_bound = None
     left = clock.left()
-    if with_milp and left is not None and left > 0.5:
-        milp, milp_up, cuts = solve_milp(problem, time_limit=left,
-                                         start=(search.y, search.up))
+    if with_milp and left is not None and left > FINISH_SECONDS + 0.5:
+        milp, milp_up, _ = solve_milp(problem, time_limit=left - FINISH_SECONDS,
+                                      start=(search.y, search.up), cuts=cuts)
         milp_bound = milp.bound
         info.update(milp_status=milp.status, milp_bound=milp.bound,
-                    milp_objective=milp.objective, milp_seconds=round(milp.time, 3))
-        if milp_up is not None and milp.objective < search.objective - 1e-9:
-            model.set_time_limit(None)
+                    milp_objective=milp.objective, milp_seconds=round(milp.seconds, 3))
+        left = clock.left()
+        if (milp_up is not None and milp.objective < search.objective - 1e-9
+                and left is not None and left > 0):
+            model.set_time_limit(clock.budget())
             model.fix(milp_up)
             result = model.solve()
             if result.optimal and result.x is not None and result.objective < search.objective:
                 search.up, search.objective = milp_up, result.objective
                 search.y, search.duals = model.adjustment(result), model.duals(result)
-    y = polish(problem, search.y, search.up)
+    y = polish(problem, search.y, search.up,
+               seconds=None if time_limit is None else max(clock.left() - 0.5, 0.2))
     objective = problem.objective(y)
     lp_bound, lagrangian = (None if duals is None
                             else lagrangian_bound(problem, duals, "l1", objective)
                             for duals in (relaxation_duals, search.duals))
-    info.update(lp_relaxation_bound=lp_bound, lagrangian_bound=lagrangian, cuts=model.cuts)
-    bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian])
+    mass = None if cuts is None else job.bound(objective)
+    info.update(lp_relaxation_bound=lp_bound, lagrangian_bound=lagrangian, mass_bound=mass,
+                cuts=model.cuts)
+    bound, gap, status = certify(objective, [lp_bound, milp_bound, lagrangian, mass])
     message = (f"heuristic: {info['initial_directions']}, {search.accepted} of {search.trials} "
                f"block flips kept in {search.passes} pass(es)"
-               + ("" if milp_bound is None else ", MILP phase for the bound"))
+               + ("" if milp_bound is None else ", MILP phase for the bound")
+               + ("" if mass is None else ", mass LP bound"))
     return CTASolution(y=y, up=search.up, objective=objective, bound=bound, status=status,
                        gap=gap, message=message, details=info)
+
+
+def _mass_job(problem: CTAProblem, clock: Clock, share: float) -> MassJob | None:
+    """The mass LP, started at once: with a time limit in the worker process, to be over
+    before the MILP phase (or, without one, before the end less :data:`FINISH_SECONDS`);
+    None when it would be too large."""
+    if mass_nonzeros(problem) > MASS_MAX_NONZEROS:
+        return None
+    left = clock.left(share)
+    if left is None:
+        return MassJob(problem, within=None)
+    within = left - (FINISH_SECONDS if share == 1.0 else 0.5)
+    return MassJob(problem, within=within) if within > 1.0 else None
 
 
 def fixed_directions(
@@ -286,8 +353,10 @@ def fixed_directions(
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
     >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
     ...                             seed=0)
-    >>> solution.objective, solution.bound, solution.status
-    (4.0, 2.0, 'feasible')
+    >>> solution.objective, round(solution.bound, 6), solution.status
+    (4.0, 4.0, 'optimal')
+    >>> solution.details["lp_relaxation_bound"]  # the mass LP's bound proves it, not this
+    2.0
     """
     solution = heuristic(problem, time_limit=time_limit, seed=seed, max_passes=0,
                          milp_phase=False)

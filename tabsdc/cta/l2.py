@@ -75,7 +75,7 @@ class L2Model:
 
     Examples
     --------
-    Total ``y_0 = y_1 + y_2``, cell 1 sensitive (levels 2) moved up, unit weights: the move
+    Total ``y_0 = y_1 + y_2``, cell 1 sensitive (levels 2) moved up, unit costs: the move
     is shared by the total and cell 2 (``y = (1, 2, -1)``, objective 6).
 
     >>> import pandas as pd
@@ -99,7 +99,7 @@ class L2Model:
         zero = np.zeros(self._n_equal)
         self.model = CTAHighsModel(LinearProgram(np.zeros(problem.n), matrix, zero, zero,
                                                  lower, upper), time_limit=time_limit)
-        self.model.set_hessian_diagonal(2.0 * problem.weights)
+        self.model.set_hessian_diagonal(2.0 * problem.cost)
         self.cuts = 0
 
     def fix(self, up: np.ndarray) -> None:
@@ -145,7 +145,7 @@ def l2_relaxation(
         The QP's status.
     """
     n, s, k = problem.n, problem.s, problem.sensitive
-    w, wk = problem.weights, problem.weights[k]
+    w, wk = problem.cost, problem.cost[k]
     equal = problem.constraint_matrix
     m = equal.shape[0]
     link = sp.hstack([sp.csr_array((np.ones(s), (np.arange(s), k)), shape=(s, n)),
@@ -208,7 +208,7 @@ def l2_method(
         # directions read from the relaxation may admit no adjustment: take those of the
         # L1 heuristic (repaired by LP diving or the MILP), feasible by construction
         up = heuristic(problem, time_limit=clock.budget(), seed=rng, max_passes=0,
-                       milp_phase=False).up
+                       milp_phase=False, mass_bound=False).up
         model.fix(up)
         result = model.solve()
     if result.status == "infeasible":

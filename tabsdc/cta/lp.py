@@ -26,6 +26,7 @@ import scipy.sparse as sp
 from tabsdc.cta._highs import CTAHighsModel
 from tabsdc.cta.constraints import solve_with_cuts
 from tabsdc.cta.problem import CTAProblem
+from tabsdc.cta.search import consistent_directions
 from tabsdc.solver import LinearProgram, SolveResult
 
 __all__ = ["L1Model", "directions_from_relaxation", "relaxed_indicators"]
@@ -64,7 +65,7 @@ class L1Model:
         lower = np.concatenate([np.zeros(self._n_equal), self._relax_scale])
         upper = np.concatenate([np.zeros(self._n_equal), np.full(r, np.inf)])
         col_lower, col_upper = self._relaxed_bounds()
-        program = LinearProgram(np.concatenate([problem.weights, problem.weights]), matrix,
+        program = LinearProgram(np.concatenate([problem.cost, problem.cost]), matrix,
                                 lower, upper, col_lower, col_upper)
         self.model = CTAHighsModel(program, time_limit=time_limit)
         self._relax_rows = self._n_equal + np.arange(r)
@@ -184,16 +185,17 @@ def relaxed_indicators(
 
 
 def directions_from_relaxation(
-    problem: CTAProblem, y_plus: np.ndarray, y_minus: np.ndarray, rng: np.random.Generator
+    problem: CTAProblem, y_plus: np.ndarray, y_minus: np.ndarray
 ) -> np.ndarray:
     """Round a relaxed solution to directions (True = up).
 
-    A sensitive cell goes up when ``p / upl > q / lpl`` (its relaxed indicator
-    ``I = p / upl`` exceeds ``1 - q / lpl``), down when smaller; ties (a cell the relaxation
-    splits evenly) are broken at random; impossible directions are never chosen.
+    A sensitive cell leans up when ``p / upl > q / lpl`` (its relaxed indicator
+    ``I = p / upl`` exceeds ``1 - q / lpl``), down when smaller; cells tied by relations of
+    two cells (:func:`~tabsdc.cta.search.direction_groups`) go together the way their summed
+    leanings say, and a group that does not lean (the relaxation splits it evenly) goes up;
+    impossible directions are never chosen.
     """
     moved_up, moved_down = relaxed_indicators(problem, y_plus, y_minus)
     score = moved_up - moved_down
-    tie = np.abs(score) <= 1e-9
-    up = np.where(tie, rng.random(problem.s) < 0.5, score > 0)
-    return np.where(problem.can_up & problem.can_down, up, problem.can_up)
+    score = np.where(np.abs(score) <= 1e-9, 0.0, score)
+    return consistent_directions(problem, score)

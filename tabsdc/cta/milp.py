@@ -21,6 +21,7 @@ the exact best adjustment for those directions.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,17 +29,30 @@ import scipy.sparse as sp
 from tabsdc.cta._highs import CTAHighsModel
 from tabsdc.cta.constraints import solve_with_cuts
 from tabsdc.cta.lp import L1Model
+from tabsdc.cta.mass import MASS_MAX_NONZEROS, MassJob, mass_nonzeros
 from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
+from tabsdc.cta.search import FINISH_SECONDS, Clock
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import SolverError
-from tabsdc.solver import LinearProgram, SolveResult
+from tabsdc.solver import LinearProgram, SolveOptions, SolveResult
+from tabsdc.solver.isolated import solve_isolated
 
-__all__ = ["milp_program", "solve_milp", "milp_method"]
+__all__ = ["milp_program", "solve_milp", "milp_method", "MASS_SHARE"]
+
+#: Share of the time limit of ``method="milp"`` the mass LP may take before the MILP.
+MASS_SHARE = 0.2
 
 
-def milp_program(problem: CTAProblem) -> LinearProgram:
+def milp_program(problem: CTAProblem, cuts: sp.sparray | None = None) -> LinearProgram:
     """The MILP above as a :class:`~tabsdc.solver.LinearProgram` over ``[p, q, I]``.
+
+    Parameters
+    ----------
+    problem : CTAProblem
+    cuts : sparse matrix, shape (c, 2 n), optional
+        Rows ``cuts @ [p, q] >= 0`` valid for the MILP's complementary solutions (the mass
+        cuts of :meth:`tabsdc.cta.mass.MassRelaxation.cuts`), appended after the rows above.
 
     Examples
     --------
@@ -62,24 +76,27 @@ def milp_program(problem: CTAProblem) -> LinearProgram:
     none = sp.csr_array((s, n))
     up_cap = np.where(problem.can_up, problem.up[k], 0.0)
     down_cap = np.where(problem.can_down, problem.down[k], 0.0)
+    cuts = sp.csr_array((0, 2 * n)) if cuts is None else sp.csr_array(cuts)
+    c = cuts.shape[0]
     matrix = sp.vstack([
         sp.hstack([equal, -equal, sp.csr_array((m, s))]),
         sp.hstack([select, none, -sp.diags_array(problem.upl)]),
         sp.hstack([select, none, -sp.diags_array(up_cap)]),
         sp.hstack([none, select, sp.diags_array(problem.lpl)]),
         sp.hstack([none, select, sp.diags_array(down_cap)]),
+        sp.hstack([cuts, sp.csr_array((c, s))]),
     ], format="csr")
     lower = np.concatenate([np.zeros(m), np.zeros(s), np.full(s, -np.inf), problem.lpl,
-                            np.full(s, -np.inf)])
+                            np.full(s, -np.inf), np.zeros(c)])
     upper = np.concatenate([np.zeros(m), np.full(s, np.inf), np.zeros(s),
-                            np.full(s, np.inf), down_cap])
+                            np.full(s, np.inf), down_cap, np.full(c, np.inf)])
     indicator_lower = np.where(problem.can_down, 0.0, 1.0)
     indicator_upper = np.where(problem.can_up, 1.0, 0.0)
     col_upper = np.concatenate([problem.up, problem.down, indicator_upper])
     col_upper[k] = up_cap
     col_upper[n + k] = down_cap
     return LinearProgram(
-        c=np.concatenate([problem.weights, problem.weights, np.zeros(s)]),
+        c=np.concatenate([problem.cost, problem.cost, np.zeros(s)]),
         A=matrix, row_lower=lower, row_upper=upper,
         col_lower=np.concatenate([np.zeros(2 * n), indicator_lower]),
         col_upper=col_upper,
@@ -93,8 +110,15 @@ def solve_milp(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     start: tuple[np.ndarray, np.ndarray] | None = None,
+    cuts: sp.sparray | None = None,
 ) -> tuple[SolveResult, np.ndarray | None, int]:
     """Solve the MILP with HiGHS, keeping quadratic limits by cuts.
+
+    With a time limit the solves run in the solver's worker process
+    (:func:`tabsdc.solver.isolated.solve_isolated`), which is ended if HiGHS runs past the
+    limit (its presolve or root cuts can, by tens of seconds on large tables): the call
+    returns within ``time_limit`` seconds, with whatever HiGHS had by then. Without one, in
+    this process.
 
     Parameters
     ----------
@@ -105,6 +129,8 @@ def solve_milp(
         Relative gap at which HiGHS may stop (reported as not optimal).
     start : (y, up), optional
         A feasible adjustment and its directions, given to HiGHS as incumbent.
+    cuts : sparse matrix, shape (c, 2 n), optional
+        Valid rows ``cuts @ [p, q] >= 0`` (:func:`milp_program`).
 
     Returns
     -------
@@ -113,35 +139,62 @@ def solve_milp(
     up : ndarray of bool or None
         Directions of the solution (None without one).
     cuts : int
-        Cuts added.
+        Cuts added for quadratic limits.
     """
-    program = milp_program(problem)
+    program = milp_program(problem, cuts)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    model = CTAHighsModel(program, time_limit=time_limit, mip_gap=mip_gap)
     n = problem.n
+    x0 = None
     if start is not None:
         y, up = start
-        model.set_start(np.concatenate([np.maximum(y, 0), np.maximum(-y, 0),
-                                        up.astype(float)]))
+        x0 = np.concatenate([np.maximum(y, 0), np.maximum(-y, 0), up.astype(float)])
+    model = None
+    if deadline is None:
+        model = CTAHighsModel(program, mip_gap=mip_gap)
+        if x0 is not None:
+            model.set_start(x0)
+    extra: list[tuple[sp.csr_array, np.ndarray]] = []
 
     def run() -> SolveResult:
-        if deadline is not None:
-            model.set_time_limit(max(deadline - time.perf_counter(), 1e-3))
-        return model.solve()
+        if model is not None:
+            return model.solve()
+        left = max(deadline - time.perf_counter(), 1e-3)
+        options = SolveOptions(time_limit=left, mip_gap=mip_gap)
+        current = _with_rows(program, extra)
+        return solve_isolated(current, options, start=x0, within=left)
 
     def add_cuts(rows: sp.csr_array, upper: np.ndarray) -> None:
-        model.add_rows(sp.hstack([rows, -rows, sp.csr_array((rows.shape[0], problem.s))],
-                                 format="csr"), -np.inf, upper)
+        rows = sp.csr_array(sp.hstack([rows, -rows, sp.csr_array((rows.shape[0], problem.s))],
+                                      format="csr"))
+        if model is not None:
+            model.add_rows(rows, -np.inf, upper)
+        else:
+            extra.append((rows, upper))
 
-    result, cuts = solve_with_cuts(problem, run, add_cuts, lambda r: r.x[:n] - r.x[n:2 * n])
+    result, added = solve_with_cuts(problem, run, add_cuts, lambda r: r.x[:n] - r.x[n:2 * n])
     up = None if result.x is None else result.x[2 * n:] > 0.5
-    return result, up, cuts
+    return result, up, added
+
+
+def _with_rows(program: LinearProgram, rows: list[tuple[sp.csr_array, np.ndarray]]
+               ) -> LinearProgram:
+    """``program`` with the rows ``matrix @ x <= upper`` appended."""
+    if not rows:
+        return program
+    return replace(program, A=sp.vstack([program.A, *(r for r, _ in rows)], format="csr"),
+                   row_lower=np.concatenate([program.row_lower,
+                                             *(np.full(len(u), -np.inf) for _, u in rows)]),
+                   row_upper=np.concatenate([program.row_upper, *(u for _, u in rows)]))
 
 
 def milp_method(
     problem: CTAProblem, *, time_limit: float | None = None, mip_gap: float | None = None
 ) -> CTASolution:
     """L1 CTA by the MILP alone, polished (the ``method="milp"`` of :func:`tabsdc.cta.adjust`).
+
+    The mass LP of :mod:`tabsdc.cta.mass` is solved first (with a time limit, for at most
+    :data:`MASS_SHARE` of it): its rows with positive multipliers are added to the MILP as
+    cuts and its certified bound joins HiGHS's dual bound.
 
     Raises
     ------
@@ -150,23 +203,34 @@ def milp_method(
     SolverError
         HiGHS stopped without any feasible solution (time limit).
     """
-    result, up, cuts = solve_milp(problem, time_limit=time_limit, mip_gap=mip_gap)
+    clock = Clock(time_limit)
+    job = None
+    if mass_nonzeros(problem) <= MASS_MAX_NONZEROS:
+        job = MassJob(problem, within=None if time_limit is None else MASS_SHARE * time_limit)
+    mass_cuts = None if job is None else job.cuts()
+    left = clock.left()
+    result, up, cuts = solve_milp(
+        problem, time_limit=None if left is None else max(left - FINISH_SECONDS, 0.05 * left),
+        mip_gap=mip_gap, cuts=mass_cuts)
     if result.status == "infeasible":
         raise infeasible("the CTA MILP is infeasible")
     if up is None:
         raise SolverError(f"the CTA MILP ended without a solution: {result.status} "
                           f"({result.message}); try method='heuristic' or a longer time limit")
-    model = L1Model(problem)
+    model = L1Model(problem, time_limit=clock.budget())
     model.fix(up)
     lp = model.solve()
-    # the LP can fail where the MILP succeeded (numerics on very large models): then the
-    # MILP's own adjustment is polished
+    # the LP can fail where the MILP succeeded (numerics on very large models, the time
+    # limit): then the MILP's own adjustment is polished
     source = lp if lp.optimal and lp.x is not None else result
-    y = polish(problem, source.x[:problem.n] - source.x[problem.n:2 * problem.n], up)
+    y = polish(problem, source.x[:problem.n] - source.x[problem.n:2 * problem.n], up,
+               seconds=None if time_limit is None else max(clock.left() - 0.5, 0.2))
     objective = problem.objective(y)
-    bound, gap, status = certify(objective, [result.bound])
+    mass = None if mass_cuts is None else job.bound(objective)
+    bound, gap, status = certify(objective, [result.bound, mass])
     details = {"milp_status": result.status, "milp_objective": result.objective,
-               "milp_bound": result.bound, "milp_seconds": round(result.time, 3),
-               "nodes": result.nodes, "cuts": cuts}
+               "milp_bound": result.bound, "milp_seconds": round(result.seconds, 3),
+               "nodes": result.nodes, "cuts": cuts, "mass_bound": mass,
+               "mass_cuts": None if mass_cuts is None else mass_cuts.shape[0]}
     return CTASolution(y=y, up=up, objective=objective, bound=bound, status=status, gap=gap,
                        message=f"MILP (HiGHS): {result.message}", details=details)

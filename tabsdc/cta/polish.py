@@ -9,6 +9,8 @@ row residual ``r = [A; E] y`` with the least-norm correction ``d`` on the cells 
 
 from __future__ import annotations
 
+from time import perf_counter
+
 import numpy as np
 from scipy.sparse.linalg import lsqr
 
@@ -19,6 +21,9 @@ __all__ = ["polish", "row_residuals"]
 #: Relative residual below which a row counts as exact.
 EXACT = 1e-13
 
+#: LSQR iterations of one round of :func:`polish`.
+ROUND_ITERATIONS = 100
+
 
 def row_residuals(problem: CTAProblem, y: np.ndarray) -> np.ndarray:
     """``|[A; E] y|`` relative to ``max(1, |[A; E]| |y|)`` per row."""
@@ -26,7 +31,8 @@ def row_residuals(problem: CTAProblem, y: np.ndarray) -> np.ndarray:
     return np.abs(matrix @ y) / np.maximum(1.0, abs(matrix) @ np.abs(y))
 
 
-def polish(problem: CTAProblem, y: np.ndarray, up: np.ndarray) -> np.ndarray:
+def polish(problem: CTAProblem, y: np.ndarray, up: np.ndarray, *,
+           seconds: float | None = None) -> np.ndarray:
     """Clip ``y`` into its bounds and project out its row residual (see the module docstring).
 
     Parameters
@@ -36,6 +42,10 @@ def polish(problem: CTAProblem, y: np.ndarray, up: np.ndarray) -> np.ndarray:
         A solver's adjustment.
     up : ndarray of bool, shape (s,)
         Directions of the sensitive cells.
+    seconds : float, optional
+        Time for the projection: LSQR runs in rounds of :data:`ROUND_ITERATIONS` iterations,
+        each applied to ``y`` and started again from its residual, until the rows are exact,
+        a round brings no improvement, ``10 m + 100`` iterations in all, or the time is up.
 
     Returns
     -------
@@ -52,9 +62,20 @@ def polish(problem: CTAProblem, y: np.ndarray, up: np.ndarray) -> np.ndarray:
     free = np.flatnonzero(room > 1e-6 * np.maximum(1.0, np.abs(problem.values)))
     if free.size == 0:
         return y
+    end = None if seconds is None else perf_counter() + seconds
+    part = matrix[:, free]
     residual = matrix @ y
-    correction = lsqr(matrix[:, free], -residual, atol=1e-15, btol=1e-15,
-                      iter_lim=10 * len(residual) + 100)[0]
-    if np.all(np.abs(correction) <= room[free]):
-        y[free] += correction
+    for _ in range(0, 10 * len(residual) + 100, ROUND_ITERATIONS):
+        correction = lsqr(part, -residual, atol=1e-15, btol=1e-15,
+                          iter_lim=ROUND_ITERATIONS)[0]
+        trial = y.copy()
+        trial[free] += correction
+        trial_residual = matrix @ trial
+        if (not np.all((trial >= lower) & (trial <= upper))
+                or np.max(np.abs(trial_residual)) >= np.max(np.abs(residual))):
+            break
+        y, residual = trial, trial_residual
+        if np.all(row_residuals(problem, y) <= EXACT) or (end is not None
+                                                          and perf_counter() >= end):
+            break
     return y

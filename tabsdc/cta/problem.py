@@ -6,8 +6,8 @@ Every CTA method works on the adjustment ``y`` of the cell values ``a`` (publish
 * the relations ``A`` (``A y = 0`` keeps every relation of the table, since ``A a = b``) and
   extra equality rows ``E y = 0`` (quality-preserving constraints,
   :mod:`tabsdc.cta.constraints`);
-* per cell a weight ``w`` and the largest decrease ``down`` and increase ``up`` allowed
-  (``up = down = 0`` fixes a cell);
+* per cell a cost ``w`` per unit of change (the literature's weight) and the largest
+  decrease ``down`` and increase ``up`` allowed (``up = down = 0`` fixes a cell);
 * per sensitive cell its protection levels and which of the two protection directions is
   possible: upward ``y >= upl`` needs ``a + upl <= ub`` (and ``upl <= up``), downward
   ``y <= -lpl`` needs ``a - lpl >= lb``.
@@ -18,6 +18,7 @@ capacities ``e_i`` of non-sensitive cells and ``m_i`` of sensitive cells are ``u
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from tabsdc.table import Table
@@ -35,20 +37,26 @@ __all__ = [
     "CTAProblem",
     "QuadraticLimit",
     "build_problem",
+    "adjustment_costs",
     "cell_weights",
     "cell_mask",
     "sensitive_mask",
     "fixed_cells",
     "smallest_magnitude",
     "COSTS",
-    "WEIGHTS",
 ]
 
-#: Named weightings of the L1 objective ``sum w_i |y_i|``.
+#: Named costs ``w_i`` of the L1 objective ``sum w_i |y_i|``.
 COSTS = ("unit", "inverse", "cost")
 
-#: The former name of :data:`COSTS` (with ``"jj"`` for ``"cost"``), kept for one release.
-WEIGHTS = COSTS
+
+def __getattr__(name: str) -> object:
+    """``WEIGHTS``, the former name of :data:`COSTS`, kept for one release."""
+    if name == "WEIGHTS":
+        warnings.warn("tabsdc.cta.WEIGHTS is now tabsdc.cta.COSTS", DeprecationWarning,
+                      stacklevel=2)
+        return COSTS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -76,8 +84,9 @@ class CTAProblem:
 
     Attributes
     ----------
-    values, weights, down, up : ndarray, shape (n,)
-        Cell values ``a``, weights ``w >= 0``, largest decrease and increase (``>= 0``,
+    values, cost, down, up : ndarray, shape (n,)
+        Cell values ``a``, costs ``w >= 0`` per unit of change (``weights`` is the former
+        name of ``cost``, kept for one release), largest decrease and increase (``>= 0``,
         ``inf`` for no limit). For sensitive cells ``up``/``down`` are the finite
         capacities ``m_i`` of the protected move.
     A : scipy.sparse.csr_array, shape (m, n)
@@ -97,7 +106,7 @@ class CTAProblem:
     """
 
     values: np.ndarray
-    weights: np.ndarray
+    cost: np.ndarray
     A: sp.csr_array
     down: np.ndarray
     up: np.ndarray
@@ -175,7 +184,14 @@ class CTAProblem:
     def objective(self, y: np.ndarray, kind: str = "l1") -> float:
         """``sum w |y|`` (``kind="l1"``) or ``sum w y**2`` (``"l2"``)."""
         terms = np.abs(y) if kind == "l1" else y * y
-        return float(self.weights @ terms)
+        return float(self.cost @ terms)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The former name of :attr:`cost`, kept for one release."""
+        warnings.warn("CTAProblem.weights is now CTAProblem.cost", DeprecationWarning,
+                      stacklevel=2)
+        return self.cost
 
     @classmethod
     def stack(cls, problems: Sequence[CTAProblem]) -> CTAProblem:
@@ -199,7 +215,7 @@ class CTAProblem:
         )
         return cls(
             values=cat([p.values for p in problems]),
-            weights=cat([p.weights for p in problems]),
+            cost=cat([p.cost for p in problems]),
             A=sp.csr_array(sp.block_diag([p.A for p in problems], format="csr")),
             down=cat([p.down for p in problems]),
             up=cat([p.up for p in problems]),
@@ -219,7 +235,7 @@ class CTAProblem:
 # -- building from a table --------------------------------------------------------------------
 def smallest_magnitude(values: np.ndarray) -> float:
     """The smallest non-zero ``|a|`` of a table (1 when every value is 0): the floor, in the
-    table's own units, of inverse weights and of the tolerances of the checks.
+    table's own units, of inverse costs and of the tolerances of the checks.
 
     Examples
     --------
@@ -231,21 +247,22 @@ def smallest_magnitude(values: np.ndarray) -> float:
     return float(nonzero.min()) if nonzero.size else 1.0
 
 
-def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> np.ndarray:
-    """Weights ``w_i`` of the objective ``sum w_i |y_i|``.
+def adjustment_costs(table: Table, cost: str | Sequence[float] | np.ndarray) -> np.ndarray:
+    """Costs ``w_i`` per unit of change of the objective ``sum w_i |y_i|``.
 
     Parameters
     ----------
     table : Table
-    weights : {"unit", "inverse", "cost"} or array-like of shape (n,)
+    cost : {"unit", "inverse", "cost"} or array-like of shape (n,)
         ``"unit"``: 1; ``"inverse"``: ``1 / max(|a_i|, a_min)`` with ``a_min`` the smallest
         non-zero ``|a|`` of the table (relative changes; the floor keeps zero cells finite
-        and, being in the table's own units, makes the weights - and the optimal
+        and, being in the table's own units, makes the costs - and the optimal
         adjustment - independent of the unit of the values: a table in euros and the same
         table in thousands of euros are adjusted alike. On count tables holding a 1 it is
         the ``1 / max(a_i, 1)`` of Castro's CTA instances, whose quadratic terms are
         ``2 / max(a_i, 1)``); ``"cost"``: the table's ``cost`` column (JJ's weight field;
-        ``"jj"`` is its former name); or one non-negative number per cell.
+        ``"jj"`` is its former name, kept for one release); or one non-negative number per
+        cell.
 
     Returns
     -------
@@ -254,29 +271,45 @@ def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> n
     Raises
     ------
     InputError
-        An unknown name, an array of the wrong length, or a negative or non-finite weight
+        An unknown name, an array of the wrong length, or a negative or non-finite cost
         (naming the cell).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> table = Table(pd.DataFrame({"value": [10.0, 4.0, 6.0]}), [[-1, 1, 1]], [0])
+    >>> adjustment_costs(table, "inverse").round(4).tolist()
+    [0.1, 0.25, 0.1667]
     """
     a = table.values
-    if isinstance(weights, str):
-        if weights == "unit":
+    if isinstance(cost, str):
+        if cost == "jj":
+            warnings.warn("the cost 'jj' is now called 'cost' (the table's cost column)",
+                          DeprecationWarning, stacklevel=2)
+            cost = "cost"
+        check_choice("cost", cost, COSTS, also="an array of one cost per cell")
+        if cost == "unit":
             return np.ones(table.n_cells)
-        if weights == "inverse":
+        if cost == "inverse":
             return 1.0 / np.maximum(np.abs(a), smallest_magnitude(a))
-        if weights in ("cost", "jj"):
-            w = table.cells["cost"].to_numpy(dtype=float)
-        else:
-            raise InputError(f"cost must be one of {', '.join(COSTS)} or an array, got "
-                             f"{weights!r}")
+        w = table.cells["cost"].to_numpy(dtype=float)
     else:
-        w = np.asarray(weights, dtype=float)
+        w = np.asarray(cost, dtype=float)
         if w.shape != (table.n_cells,):
-            raise InputError(f"weights have shape {w.shape}, the table has {table.n_cells} cells")
+            raise InputError(f"cost has shape {w.shape}, the table has {table.n_cells} cells")
     bad = np.flatnonzero(~np.isfinite(w) | (w < 0))
     if bad.size:
-        raise InputError(f"{table.cell_labels(bad[:1])[0]} has weight {w[bad[0]]}; weights "
+        raise InputError(f"{table.cell_labels(bad[:1])[0]} has cost {w[bad[0]]}; costs "
                          "must be finite and non-negative")
     return w
+
+
+def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> np.ndarray:
+    """The former name of :func:`adjustment_costs`, kept for one release."""
+    warnings.warn("tabsdc.cta.problem.cell_weights is now adjustment_costs",
+                  DeprecationWarning, stacklevel=2)
+    return adjustment_costs(table, weights)
 
 
 def cell_mask(table: Table, cells: object, what: str) -> np.ndarray:
@@ -332,13 +365,14 @@ def _per_cell(value: object, n: int, what: str) -> np.ndarray:
 
 def build_problem(
     table: Table,
-    weights: str | Sequence[float] | np.ndarray = "inverse",
+    cost: str | Sequence[float] | np.ndarray = "inverse",
     *,
     capacity: float | Sequence[float] | None = None,
     relative_capacity: float | None = None,
     sensitive_capacity: float | Sequence[float] | None = None,
     fixed: object = None,
     fix_totals: bool = False,
+    weights: str | Sequence[float] | np.ndarray | None = None,
 ) -> CTAProblem:
     """The CTA problem of a table (see :func:`tabsdc.cta.adjust` for the parameters).
 
@@ -348,18 +382,24 @@ def build_problem(
     further limited by ``capacity`` (absolute) and ``relative_capacity`` (fraction of
     ``|a|``). A sensitive cell moves by at most ``sensitive_capacity`` (default: the sum of
     the protection levels of all sensitive cells, and never beyond its a-priori bounds).
+    ``cost`` is as in :func:`adjustment_costs` (``weights=`` is its former name, kept for
+    one release with a deprecation warning).
 
     Raises
     ------
     InputError
         A sensitive cell that is also fixed, or that can be protected in neither direction
         (``a - lpl < lb`` and ``a + upl > ub`` or above its capacity), naming the cell; bad
-        weights or capacities.
+        costs or capacities.
     """
+    if weights is not None:
+        warnings.warn("build_problem(weights=...) is now build_problem(cost=...)",
+                      DeprecationWarning, stacklevel=2)
+        cost = weights
     cells = table.cells
     a = table.values
     n = table.n_cells
-    w = cell_weights(table, weights)
+    w = adjustment_costs(table, cost)
     lb = cells["lb"].to_numpy(dtype=float)
     ub = cells["ub"].to_numpy(dtype=float)
     lpl_all = np.maximum(cells["lpl"].to_numpy(dtype=float), 0.0)
@@ -411,6 +451,6 @@ def build_problem(
             f"closest protectable levels: lower {closest} (the room the cell has that way)"
             + ("" if stuck.size == 1 else f"; {stuck.size} sensitive cells are in this case")
         )
-    return CTAProblem(values=a, weights=w, A=table.A, down=down, up=up, sensitive=sensitive,
+    return CTAProblem(values=a, cost=w, A=table.A, down=down, up=up, sensitive=sensitive,
                       lpl=lpl, upl=upl, can_up=can_up, can_down=can_down,
                       labels=table.cell_labels)

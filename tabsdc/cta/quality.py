@@ -24,7 +24,7 @@ UNCHANGED = 1e-9
 
 
 def quality_figures(
-    values: np.ndarray, adjusted: np.ndarray, weights: np.ndarray | None,
+    values: np.ndarray, adjusted: np.ndarray, cost: np.ndarray | None,
     interior: np.ndarray,
 ) -> dict[str, float]:
     """Distances and changes of an adjustment (see the module docstring).
@@ -33,15 +33,16 @@ def quality_figures(
     ----------
     values, adjusted : ndarray, shape (n,)
         Original and published values.
-    weights : ndarray or None
-        Weights of the weighted L1 figure (omitted when None).
+    cost : ndarray or None
+        Costs per unit of change of the cost-weighted L1 figure ``sum w |y|`` (omitted when
+        None).
     interior : ndarray of int
         Positions of the interior cells (for the MDI figures).
 
     Returns
     -------
     dict
-        ``l1_distance``, ``weighted_l1`` (with weights), ``l2_distance``, ``max_change``,
+        ``l1_distance``, ``weighted_l1`` (with costs), ``l2_distance``, ``max_change``,
         ``cells_changed``, ``mean_relative_change``, ``max_relative_change``, and for
         non-negative tables ``mdi_information`` and ``mdi_statistic``.
 
@@ -64,8 +65,8 @@ def quality_figures(
         "mean_relative_change": float(relative.mean()) if relative.size else 0.0,
         "max_relative_change": float(relative.max()) if relative.size else 0.0,
     }
-    if weights is not None:
-        figures["weighted_l1"] = float(weights @ np.abs(y))
+    if cost is not None:
+        figures["weighted_l1"] = float(cost @ np.abs(y))
     p, q = values[interior], adjusted[interior]
     if (p >= 0).all() and (q >= 0).all() and p.sum() > 0 and q.sum() > 0:
         figures["mdi_information"], figures["mdi_statistic"] = mdi_statistic(p, q)

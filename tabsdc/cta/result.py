@@ -79,6 +79,9 @@ class AdjustmentResult:
         Wall-clock time.
     details : dict
         Method-specific figures.
+    interrupted : bool
+        A Ctrl-C stopped the search (:mod:`tabsdc.interrupts`): the best adjustment found
+        so far (checked like any other; not optimal unless its bound proves it).
     """
 
     original: Table
@@ -96,6 +99,7 @@ class AdjustmentResult:
     message: str
     seconds: float
     details: dict[str, Any] = field(default_factory=dict)
+    interrupted: bool = False
 
     @classmethod
     def build(
@@ -117,8 +121,9 @@ class AdjustmentResult:
         rows: sp.sparray | None = None,
         row_names: Sequence[str] = (),
         quadratic: Sequence[QuadraticLimit] = (),
-        weights: np.ndarray | None = None,
+        cost: np.ndarray | None = None,
         groups: Sequence[tuple[str, np.ndarray]] | None = None,
+        interrupted: bool = False,
     ) -> AdjustmentResult:
         """Check and measure an adjustment and wrap it (every method ends here)."""
         adjusted = np.asarray(adjusted, dtype=float)
@@ -126,14 +131,15 @@ class AdjustmentResult:
                                          row_names=row_names, quadratic=quadratic)
         groups = resolve_groups(table) if groups is None else groups
         interior = np.flatnonzero(~table.total_cells)
-        figures = quality_figures(table.values, adjusted, weights,
+        figures = quality_figures(table.values, adjusted, cost,
                                   interior if interior.size else np.arange(table.n_cells))
         return cls(original=table, table=table.with_columns(value=adjusted), method=method,
                    status=status, objective=float(objective), bound=bound, gap=gap,
                    sensitive=np.asarray(sensitive, dtype=int), up=np.asarray(up, dtype=bool),
                    verification=verification, figures=figures,
                    statistics=group_statistics(table.values, adjusted, groups),
-                   message=message, seconds=float(seconds), details=details)
+                   message=message, seconds=float(seconds), details=details,
+                   interrupted=interrupted)
 
     @property
     def values(self) -> np.ndarray:
@@ -201,6 +207,8 @@ class AdjustmentResult:
         forced = self.details.get("forced_directions", 0)
         lines = [
             self._headline(),
+            *(["  INTERRUPTED (Ctrl-C): the best adjustment found so far"]
+              if self.interrupted else []),
             f"  {self.message}; {self.seconds:.2f} s",
             f"  cells {self.original.n_cells}, sensitive {len(self.sensitive)} "
             f"(up {int(self.up.sum())}, down {int((~self.up).sum())}"
@@ -242,7 +250,7 @@ class AdjustmentResult:
             "additive": v.additive, "protected": v.protected,
             "within_bounds": v.within_bounds, "nonnegative": v.nonnegative,
             "fixed_unchanged": v.fixed_unchanged, "passed": v.passed,
-            "seconds": self.seconds, "message": self.message,
+            "interrupted": self.interrupted, "seconds": self.seconds, "message": self.message,
             "figures": dict(self.figures), "verification": v.to_dict(),
             "statistics": self.statistics.reset_index().to_dict(orient="records"),
             "details": dict(self.details),
@@ -305,6 +313,8 @@ class AdjustmentResult:
             "additive": v.additive, "protected": v.protected, "within bounds": v.within_bounds,
             "fixed cells unchanged": v.fixed_unchanged,
         }
+        if self.interrupted:
+            metrics["interrupted"] = "yes (Ctrl-C): the best adjustment found so far"
         if v.preserved:
             metrics["preserved statistics hold"] = v.preserved_ok
         metrics.update({k: (round(val, 6) if isinstance(val, float) else val)
@@ -338,13 +348,17 @@ class AdjustmentResult:
                     round(float(relative.max()), 6) if relative.size else 0.0}
 
 
-@dataclass
+@dataclass(frozen=True)
 class MultivariateAdjustmentResult:
     """Several tables of the same structure adjusted together (multivariate CTA).
 
+    Keeps the result contract of :mod:`sdcreport.contract`: ``original`` and ``table`` are
+    the input and the adjusted tables (one each per table, in order), ``passed`` the verdict
+    of every table's verification.
+
     Attributes
     ----------
-    results : list of AdjustmentResult
+    results : tuple of AdjustmentResult
         One per table (each with its own checks; ``objective`` is that table's part).
     status, objective, bound, gap, message, seconds, details
         Of the joint problem.
@@ -353,7 +367,7 @@ class MultivariateAdjustmentResult:
         and the left-over second-order term ``Cov(y, z)``.
     """
 
-    results: list[AdjustmentResult]
+    results: tuple[AdjustmentResult, ...]
     method: str
     status: str
     objective: float
@@ -363,6 +377,16 @@ class MultivariateAdjustmentResult:
     seconds: float
     covariance: pd.DataFrame
     details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def original(self) -> tuple[Table, ...]:
+        """The input tables, in order."""
+        return tuple(r.original for r in self.results)
+
+    @property
+    def table(self) -> tuple[Table, ...]:
+        """The adjusted tables, in order."""
+        return tuple(r.table for r in self.results)
 
     @property
     def passed(self) -> bool:

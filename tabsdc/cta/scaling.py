@@ -2,7 +2,7 @@
 
 HiGHS judges feasibility and optimality by *absolute* tolerances (``1e-7`` on row
 residuals and reduced costs, ``1e-6`` on integrality and on the MIP gap). A table of values
-near ``1e7`` with inverse weights has costs near ``1e-7`` per unit: every reduced cost is
+near ``1e7`` with inverse costs has costs near ``1e-7`` per unit: every reduced cost is
 "zero", so any basis looks optimal and any branch-and-bound node looks pruned; its big-M rows
 (``p <= m I`` with ``m`` the sum of all protection levels) let ``1e-6 m`` leak through an
 indicator that is "zero". The same table in units of ``1e-7`` is solved correctly.
@@ -12,7 +12,7 @@ indicator that is "zero". The same table in units of ``1e-7`` is solved correctl
     y = V y',        w = W w',        so that   f(y) = W V^p f'(y')
                                                  (p = 1 for L1, p = 2 for L2),
 
-with ``V`` the typical protection level and ``W`` the typical weight of a sensitive cell,
+with ``V`` the typical protection level and ``W`` the typical cost of a sensitive cell,
 each rounded to a power of two (multiplying by it is exact in floating point, so the scaled
 model is the original one to the last bit, only in other units). The solution is brought
 back (``y = V y'``), its objective recomputed from the original data, each bound multiplied
@@ -23,7 +23,7 @@ said).
 
 Scaling a table by ``10^k`` (values, bounds, protection levels) thus gives the same scaled
 model up to a factor in ``[1/sqrt(2), sqrt(2)]``: the adjustment scales with the table and
-its cost with ``10^k`` (unit weights) or not at all (inverse weights).
+its cost with ``10^k`` (unit costs) or not at all (inverse costs).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["Scaling", "OBJECTIVE_DETAILS"]
 #: the solved model (multiplied back by :meth:`Scaling.objective_factor`).
 OBJECTIVE_DETAILS = ("milp_objective", "milp_bound", "lp_relaxation_bound",
                      "lp_relaxation_objective", "lagrangian_bound",
-                     "relaxation_bound", "initial_objective", "search_objective")
+                     "relaxation_bound", "initial_objective", "search_objective", "mass_bound")
 
 
 def _power_of_two(x: np.ndarray) -> float:
@@ -59,7 +59,7 @@ class Scaling:
     Examples
     --------
     One relation ``y_0 = y_1 + y_2`` with values near ``1e8``, cell 1 sensitive with levels
-    ``2e7``, inverse weights: in the scaled problem its level and its weight are near 1.
+    ``2e7``, inverse costs: in the scaled problem its level and its cost are near 1.
 
     >>> import pandas as pd
     >>> from tabsdc import Table
@@ -69,7 +69,7 @@ class Scaling:
     >>> problem = build_problem(Table(cells, [[-1, 1, 1]], [0]), "inverse")
     >>> scaling = Scaling.of(problem)
     >>> scaled = scaling.apply(problem)
-    >>> float(scaled.upl[0]), float(scaled.weights[1])
+    >>> float(scaled.upl[0]), float(scaled.cost[1])
     (1.1920928955078125, 0.8388608)
     >>> scaling.objective_factor("l1") == scaling.value * scaling.cost
     True
@@ -80,13 +80,13 @@ class Scaling:
 
     @classmethod
     def of(cls, problem: CTAProblem) -> Scaling:
-        """``V`` from the protection levels, ``W`` from the weights of the sensitive cells
-        (every weight when those are all zero)."""
+        """``V`` from the protection levels, ``W`` from the costs of the sensitive cells
+        (every cost when those are all zero)."""
         levels = np.maximum(problem.upl, problem.lpl)
-        weights = problem.weights[problem.sensitive]
-        if not np.any(weights > 0):
-            weights = problem.weights
-        return cls(value=_power_of_two(levels), cost=_power_of_two(weights))
+        costs = problem.cost[problem.sensitive]
+        if not np.any(costs > 0):
+            costs = problem.cost
+        return cls(value=_power_of_two(levels), cost=_power_of_two(costs))
 
     def objective_factor(self, kind: str) -> float:
         """``W V`` (``kind="l1"``) or ``W V**2`` (``"l2"``): original over scaled objective."""
@@ -98,7 +98,7 @@ class Scaling:
         v = self.value
         quadratic = tuple(QuadraticLimit(q.name, q.cells, q.limit / v**2)
                           for q in problem.quadratic)
-        return replace(problem, values=problem.values / v, weights=problem.weights / self.cost,
+        return replace(problem, values=problem.values / v, cost=problem.cost / self.cost,
                        down=problem.down / v, up=problem.up / v, lpl=problem.lpl / v,
                        upl=problem.upl / v, quadratic=quadratic)
 

@@ -40,6 +40,9 @@ class CTASolution:
         How the solution was found and stopped.
     details : dict
         Method-specific figures (solver times, bounds of each kind, moves tried, ...).
+    interrupted : bool
+        A Ctrl-C stopped the search (:mod:`tabsdc.interrupts`): the best adjustment found
+        so far.
     """
 
     y: np.ndarray
@@ -50,6 +53,7 @@ class CTASolution:
     gap: float | None
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    interrupted: bool = False
 
 
 def certify(objective: float, bounds: list[float | None], *, scale: float = 1.0

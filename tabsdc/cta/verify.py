@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from tabsdc.cta.problem import QuadraticLimit, sensitive_mask, smallest_magnitud
 from tabsdc.table import DEFAULT_TOLERANCE
 
 if TYPE_CHECKING:
+    from sdcreport import Section
     from tabsdc.table import Table
 
 __all__ = ["Verification", "verify_adjustment", "DEFAULT_TOLERANCE"]
@@ -45,7 +47,9 @@ _SHOWN = 5
 class Verification:
     """Outcome of :func:`verify_adjustment`; ``passed`` is the conjunction of all checks.
 
-    The ``*_cells`` tuples name (at most five of) the cells that fail a check.
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"passed"`` or
+    ``"failed"``; ``seconds`` the time the checks took). The ``*_cells`` tuples name (at most
+    five of) the cells that fail a check.
     """
 
     additive: bool
@@ -61,6 +65,7 @@ class Verification:
     preserved: dict[str, float] = field(default_factory=dict)
     limits: dict[str, tuple[float, float]] = field(default_factory=dict)
     tolerance: float = DEFAULT_TOLERANCE
+    seconds: float = 0.0
 
     @property
     def preserved_ok(self) -> bool:
@@ -78,6 +83,11 @@ class Verification:
         """All checks hold."""
         return (self.additive and self.protected and self.within_bounds
                 and self.fixed_unchanged and self.preserved_ok and self.limits_ok)
+
+    @property
+    def status(self) -> str:
+        """``"passed"`` when every check holds, else ``"failed"``."""
+        return "passed" if self.passed else "failed"
 
     def lines(self) -> list[str]:
         """One line per check, for summaries."""
@@ -125,6 +135,7 @@ class Verification:
     def to_dict(self) -> dict[str, Any]:
         """Plain values for JSON."""
         return {
+            "status": self.status, "seconds": self.seconds,
             "passed": self.passed, "additive": self.additive,
             "max_relation_residual": self.max_relation_residual,
             "protected": self.protected, "unprotected_cells": list(self.unprotected_cells),
@@ -134,6 +145,19 @@ class Verification:
             "limits": {k: {"sum_of_squares": v, "limit": lim}
                        for k, (v, lim) in self.limits.items()},
         }
+
+    def to_report(self) -> Section:
+        """A report section: the verdict and one row per check."""
+        from sdcreport import Section
+
+        return (Section("Verification of the adjustment")
+                .add_text("Checked from the original table and the published values alone "
+                          "(no solver data): additivity, protection of every sensitive cell, "
+                          "bounds, fixed cells and the preserved statistics.")
+                .add_metrics({"verdict": "passed" if self.passed else "FAILED",
+                              "largest relative residual": self.max_relation_residual,
+                              "unprotected sensitive cells": self.n_unprotected})
+                .add_table(self.to_frame(), "Checks"))
 
 
 def protection_margin(
@@ -187,6 +211,7 @@ def verify_adjustment(
     >>> verify_adjustment(table, np.array([11.0, 5.0, 6.0])).protected
     False
     """
+    start = perf_counter()
     cells = table.cells
     a = table.values
     x = np.asarray(adjusted, dtype=float)
@@ -222,5 +247,5 @@ def verify_adjustment(
         n_unprotected=int(unprotected.size), within_bounds=outside.size == 0,
         out_of_bounds_cells=names(outside), nonnegative=bool(np.all(x >= -slack)),
         fixed_unchanged=changed.size == 0, changed_fixed_cells=names(changed),
-        preserved=preserved, limits=limits, tolerance=tol,
+        preserved=preserved, limits=limits, tolerance=tol, seconds=perf_counter() - start,
     )

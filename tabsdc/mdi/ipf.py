@@ -1,7 +1,7 @@
 """Iterative proportional fitting (IPF) with fixed cells, vectorised over blocks of margins.
 
 Among all non-negative tables ``x`` with given margins ``G x = t`` and some cells fixed, the
-one closest to a seed table ``p`` in minimum discrimination information,
+one closest to a starting table ``p`` in minimum discrimination information,
 ``sum x log(x / p)``, is the limit of IPF started at ``p`` (Ireland and Kullback 1968;
 Bishop, Fienberg and Holland 1975, ch. 3): each margin ``k`` in turn is matched by scaling
 the free cells it covers,
@@ -26,11 +26,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.validation import renamed_keyword
+
+if TYPE_CHECKING:
+    from sdcreport import Section
 
 __all__ = ["FitError", "IPFResult", "ipf"]
 
@@ -47,7 +54,7 @@ class FitError(InputError):
 
 @dataclass(frozen=True)
 class IPFResult:
-    """Outcome of :func:`ipf`.
+    """Outcome of :func:`ipf`; keeps the result contract of :mod:`sdcreport.contract`.
 
     Attributes
     ----------
@@ -59,12 +66,52 @@ class IPFResult:
         ``max |G x - t| / max(1, |t|)`` at the end.
     converged : bool
         ``max_residual <= tol``.
+    seconds : float
+        Time taken.
     """
 
     fitted: np.ndarray
     sweeps: int
     max_residual: float
     converged: bool
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"converged"`` (every margin within the tolerance) or ``"not converged"``
+        (stopped at ``max_sweeps`` or stalled)."""
+        return "converged" if self.converged else "not converged"
+
+    def summary(self) -> str:
+        """One line: status, sweeps, largest margin residual, time."""
+        return (f"IPF: {self.status} after {self.sweeps} sweeps, largest relative margin "
+                f"residual {self.max_residual:.2e}, {len(self.fitted)} cells, "
+                f"{self.seconds:.2f} s")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per cell: the fitted value."""
+        return pd.DataFrame({"fitted": self.fitted}).rename_axis("cell")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: ``status``, ``sweeps``, ``max_residual``, ``converged``,
+        ``seconds`` and the ``fitted`` values."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"status": self.status, "sweeps": self.sweeps,
+                         "max_residual": self.max_residual, "converged": self.converged,
+                         "seconds": self.seconds, "fitted": self.fitted})
+
+    def to_report(self) -> Section:
+        """A report section with the key figures."""
+        from sdcreport import Section
+
+        return (Section("Iterative proportional fitting")
+                .add_text("The table closest to the starting table in discrimination "
+                          "information among those with the given margins and fixed cells "
+                          "(Ireland and Kullback 1968).")
+                .add_metrics({"status": self.status, "sweeps": self.sweeps,
+                              "largest relative margin residual": self.max_residual,
+                              "cells": len(self.fitted), "seconds": round(self.seconds, 3)}))
 
 
 def _disjoint_blocks(margins: sp.csr_array) -> list[np.ndarray]:
@@ -87,8 +134,9 @@ def _disjoint_blocks(margins: sp.csr_array) -> list[np.ndarray]:
     return [np.array(sorted(b)) for b in blocks]
 
 
+@renamed_keyword("seed", "start")
 def ipf(
-    seed: np.ndarray,
+    start: np.ndarray,
     margins: sp.sparray,
     targets: np.ndarray,
     fixed: np.ndarray | None = None,
@@ -97,12 +145,14 @@ def ipf(
     max_sweeps: int = 10_000,
     labels: Sequence[str] | None = None,
 ) -> IPFResult:
-    """Fit ``seed`` to the margins ``margins @ x = targets``, fixed cells held.
+    """Fit ``start`` to the margins ``margins @ x = targets``, fixed cells held.
 
     Parameters
     ----------
-    seed : ndarray, shape (c,)
-        Starting table (non-negative; fixed cells already at their fixed values).
+    start : ndarray, shape (c,)
+        Starting table (non-negative; fixed cells already at their fixed values). ``seed``
+        is its former name, kept for one release with a deprecation warning (``seed``
+        elsewhere in the toolkit is the random seed).
     margins : sparse matrix, shape (k, c)
         0/1 rows: which cells each margin sums.
     targets : ndarray, shape (k,)
@@ -126,7 +176,7 @@ def ipf(
         A margin smaller than its fixed cells, or one needing mass where every free cell is
         zero (named).
     InputError
-        Negative seed values or targets, margins with entries other than 0/1, shape mismatch.
+        Negative starting values or targets, margins with entries other than 0/1, shape mismatch.
 
     Examples
     --------
@@ -138,7 +188,8 @@ def ipf(
     >>> np.round(result.fitted, 6).tolist(), result.converged
     ([1.2, 1.8, 2.8, 4.2], True)
     """
-    x = np.array(seed, dtype=float)
+    begin = perf_counter()
+    x = np.array(start, dtype=float)
     margins = sp.csr_array(margins, dtype=float)
     targets = np.asarray(targets, dtype=float)
     if margins.shape != (len(targets), len(x)):
@@ -182,6 +233,7 @@ def ipf(
             if residual > STALL_FACTOR * checkpoint:
                 break
             checkpoint = residual
-    return IPFResult(fitted=x, sweeps=sweeps, max_residual=residual, converged=residual <= tol)
+    return IPFResult(fitted=x, sweeps=sweeps, max_residual=residual, converged=residual <= tol,
+                     seconds=perf_counter() - begin)
 
 

@@ -6,6 +6,7 @@ from time import perf_counter
 
 import numpy as np
 
+from tabsdc import interrupts
 from tabsdc.errors import InputError
 from tabsdc.progress import Progress, heartbeat, validate_time_limit
 from tabsdc.rounding.audit import audit_rounding
@@ -14,7 +15,7 @@ from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, check_base
 from tabsdc.rounding.statistics import METHODS, table_statistics
 from tabsdc.table import Table
-from tabsdc.validation import validate_table
+from tabsdc.validation import check_choice, validate_table
 
 __all__ = ["round_table"]
 
@@ -53,7 +54,10 @@ def round_table(
         Random source of the random methods (None: fresh entropy).
     objective, engine, solver, time_limit, mip_gap, max_steps
         Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`
-        (``time_limit``: seconds for the whole rounding; the audit is not counted).
+        (``time_limit``: seconds for the whole rounding; the audit is not counted). A
+        Ctrl-C during controlled rounding ends its MILP as the time limit does
+        (:mod:`tabsdc.interrupts`): the best rounding found so far (status ``"feasible"``,
+        ``result.interrupted``), or :class:`KeyboardInterrupt` when there is none.
     progress : callable, optional
         Receives progress lines (one str each) during controlled rounding and the audit: at
         once, then at least every 10 s (:func:`tabsdc.progress.heartbeat`).
@@ -92,19 +96,20 @@ def round_table(
     if not isinstance(table, Table):
         raise InputError(f"table must be a tabsdc.Table, got {type(table).__name__}")
     base = check_base(base)
-    if method not in METHODS:
-        raise InputError(f"unknown rounding method {method!r}; choose one of {', '.join(METHODS)}")
+    check_choice("method", method, METHODS)
     start = perf_counter()
     if method not in RULES:  # controlled rounding keeps the relations: they must hold
         validate_table(table)
     validate_time_limit(time_limit)
     values = table.values
+    interrupted = False
     if method in RULES:
         rounded = apply_rule(values, base, method, seed=seed)
         status, exists, engine, solve, note = "rounded", None, "rule", None, ""
         steps, steps_bound = np.zeros(len(values), dtype=int), None
     else:
-        with heartbeat(progress, f"{method} rounding", time_limit):
+        with heartbeat(progress, f"{method} rounding", time_limit), \
+                interrupts.stoppable() as search:
             outcome = (controlled_rounding(table, base, objective=objective, engine=engine,
                                            solver=solver, time_limit=time_limit,
                                            mip_gap=mip_gap, max_steps=max_steps)
@@ -113,13 +118,16 @@ def round_table(
         rounded, steps, steps_bound = outcome.rounded, outcome.steps, outcome.steps_bound
         status, exists, engine = outcome.status, outcome.exists, outcome.engine
         solve, note = outcome.solve, outcome.note
+        interrupted = search.interrupted
+        if interrupted:
+            note += "; interrupted (Ctrl-C): the best rounding found so far"
     residual = table.residuals(rounded)
     additive = not table.failing_relations(values=rounded).size
     statistics = table_statistics(values, rounded, base, method, table.total_cells,
                                   alpha=alpha)
     release = None
     if audit:
-        with heartbeat(progress, "audit of the rounded release"):
+        with heartbeat(progress, "audit of the rounded release"), interrupts.unstoppable():
             release = audit_rounding(table, rounded, base, method, min_width=min_width,
                                      extra_steps=int(steps.max(initial=0)), solver=solver)
     return RoundingResult(
@@ -128,4 +136,4 @@ def round_table(
         additive=additive, max_residual=float(np.abs(residual).max(initial=0.0)), steps=steps,
         solve=solve, statistics=statistics, audit=release,
         seed=seed if isinstance(seed, int) else None, note=note, steps_bound=steps_bound,
-        seconds=perf_counter() - start)
+        seconds=perf_counter() - start, interrupted=interrupted)

@@ -41,6 +41,7 @@ from tabsdc.audit import IntervalAttack
 from tabsdc.errors import InputError
 from tabsdc.rounding.statistics import METHODS
 from tabsdc.table import Table
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -80,8 +81,7 @@ def release_box(
     >>> release_box(np.array([10.0]), 4, "conventional", integer=True)
     (array([8.]), array([11.]))
     """
-    if method not in METHODS:
-        raise InputError(f"unknown rounding method {method!r}")
+    check_choice("method", method, METHODS)
     R = np.asarray(rounded, dtype=float)
     if method in ("conventional", "modified"):
         lower, upper = R - base / 2, R + base / 2
@@ -98,6 +98,10 @@ def release_box(
 @dataclass(frozen=True)
 class RoundingAudit:
     """Ranges of the original values an intruder can infer from a rounded release.
+
+    A check in the sense of :mod:`sdcreport.contract`: ``passed`` when every range was
+    computed and no cell is pinned to one value (narrow ranges are reported, not failed);
+    ``status`` says it in words.
 
     Attributes
     ----------
@@ -138,6 +142,24 @@ class RoundingAudit:
         return int(((f["lower"] > f["box_lower"] + BOUND_TOL)
                     | (f["upper"] < f["box_upper"] - BOUND_TOL)).sum())
 
+    @property
+    def complete(self) -> bool:
+        """Every range was computed (no time limit cut the attack short)."""
+        return not self.frame[["lower", "upper"]].isna().to_numpy().any()
+
+    @property
+    def passed(self) -> bool:
+        """No original value can be recovered exactly, and every range was computed."""
+        return self.complete and self.n_exact == 0
+
+    @property
+    def status(self) -> str:
+        """``"protected"``, ``"not protected"`` (some cell is exact) or ``"time-limited"``
+        (some ranges were not computed in time: the release is not shown safe)."""
+        if not self.complete:
+            return "time-limited"
+        return "protected" if self.passed else "not protected"
+
     def flagged(self) -> pd.DataFrame:
         """Cells that are exact or narrow."""
         return self.frame[self.frame["exact"] | self.frame["narrow"]]
@@ -146,14 +168,17 @@ class RoundingAudit:
         return (f"Audit of the rounded release (base {self.base}, {self.method}): "
                 f"{len(self.frame)} cells, {self.n_tightened} narrowed by additivity, "
                 f"{self.n_narrow} narrower than {self.min_width:g}, {self.n_exact} exact "
-                f"({self.n_solves} bounds in {self.seconds:.2f} s)")
+                f"({self.n_solves} bounds in {self.seconds:.2f} s)"
+                + ("" if self.complete else "; time limit reached before every range was "
+                   "computed"))
 
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
 
     def to_dict(self) -> dict:
         flagged = self.flagged().reset_index()
-        return {"min_width": self.min_width, "integer": self.integer,
+        return {"status": self.status, "passed": self.passed, "seconds": self.seconds,
+                "min_width": self.min_width, "integer": self.integer,
                 "cells": len(self.frame), "narrowed_by_additivity": self.n_tightened,
                 "narrow": self.n_narrow, "exact": self.n_exact,
                 "flagged": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
@@ -168,7 +193,8 @@ class RoundingAudit:
             "additivity of the original table to narrow the boxes (interval attack, one LP "
             "per bound). Cells pinned to one value are exact; cells whose range is narrower "
             f"than {self.min_width:g} are narrow.")
-        section.add_metrics({"cells": len(self.frame), "narrowed by additivity":
+        section.add_metrics({"verdict": self.status, "cells": len(self.frame),
+                             "narrowed by additivity":
                              self.n_tightened, "narrow": self.n_narrow, "exact": self.n_exact})
         if self.n_exact or self.n_narrow:
             section.add_table(self.flagged(), "Exact or narrow cells", max_html_rows=500)
@@ -209,7 +235,8 @@ def audit_rounding(
     extra_steps : int
         Largest extra step of a non-adjacent rounding (see :func:`release_box`).
     solver, time_limit
-        Of the interval attack (per bound).
+        Of the interval attack: the LP solver, and total seconds for every bound together
+        (ranges not reached are left uncomputed: ``status`` is then ``"time-limited"``).
 
     Returns
     -------

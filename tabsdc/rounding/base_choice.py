@@ -27,6 +27,7 @@ from tabsdc.rounding.statistics import (
     method_rule,
 )
 from tabsdc.table import Table
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -123,8 +124,7 @@ def choose_base(
     >>> choice.base
     10
     """
-    if criterion not in CRITERIA:
-        raise InputError(f"unknown criterion {criterion!r}; choose one of {CRITERIA}")
+    check_choice("criterion", criterion, CRITERIA)
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
     bases = sorted({check_base(b) for b in candidates})

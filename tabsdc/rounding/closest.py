@@ -555,7 +555,7 @@ def _report(deviation: float, floor: float, second: SolveResult | None, *,
     return SolveResult(
         status="optimal" if proven else "feasible", optimal=proven, objective=deviation,
         bound=bound, gap=relative_gap(deviation, bound), x=None, row_duals=None,
-        col_duals=None, time=sum(p.time for p in parts),
+        col_duals=None, seconds=sum(p.seconds for p in parts),
         solver=parts[0].solver if parts else "tabu search",
         message="; ".join(f"{name}: {p.status} ({p.message})"
                           for name, p in (("steps", first), ("deviation", second))

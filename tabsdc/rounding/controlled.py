@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from tabsdc import interrupts
 from tabsdc.errors import InputError, SolverError
 from tabsdc.rounding.closest import MIN_PHASE_SECONDS, closest_additive_rounding
 from tabsdc.rounding.incumbent import AdditiveRounding, heuristic_rounding
@@ -53,6 +54,7 @@ from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
 from tabsdc.rounding.rules import RESIDUE_TOL, decompose
 from tabsdc.solver import LinearProgram, SolveResult, solve
 from tabsdc.table import Table
+from tabsdc.validation import check_choice
 
 __all__ = [
     "OBJECTIVES",
@@ -154,8 +156,7 @@ def rounding_costs(
     >>> rounding_costs(np.array([0.0, 1.0, 4.0]), 5, "deviation")
     (array([0., 1., 4.]), array([5., 4., 1.]))
     """
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+    check_choice("objective", objective, OBJECTIVES)
     r = np.asarray(residues, dtype=float)
     if objective == "deviation":
         return r.copy(), base - r
@@ -242,8 +243,7 @@ def controlled_rounding(
     >>> outcome.status, outcome.engine, outcome.solve.objective
     ('optimal', 'network (highs)', 16.0)
     """
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r}; choose one of {ENGINES}")
+    check_choice("engine", engine, ENGINES)
     if max_steps is not None and not (isinstance(max_steps, int) and not isinstance(
             max_steps, bool) and max_steps >= 0):
         raise InputError(f"max_steps must be a non-negative integer or None, got "
@@ -273,6 +273,8 @@ def controlled_rounding(
     result = solve(problem, solver, mip_gap=mip_gap,
                    time_limit=None if time_limit is None else EXACT_SHARE * time_limit)
     note = f"MILP: {reason}"
+    if not result.has_solution and interrupts.stopping():
+        raise KeyboardInterrupt("no controlled rounding was found before the interrupt")
     if result.has_solution:
         z = np.round(result.x)
         return ControlledOutcome(base * (q + z), True, result.status, "milp", result,

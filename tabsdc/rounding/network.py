@@ -57,10 +57,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc import interrupts
 from tabsdc.errors import InputError, SolverError
 from tabsdc.network import relation_signs
 from tabsdc.solver import SolveResult
 from tabsdc.table import Table
+from tabsdc.validation import check_choice
 
 __all__ = ["TableNetwork", "table_network", "min_cost_flow", "unbiased_flow"]
 
@@ -265,8 +267,7 @@ def min_cost_flow(
         The flow problem is infeasible (the right-hand sides are not multiples of the base)
         or the solve stopped without an optimal integral solution.
     """
-    if engine not in FLOW_ENGINES:
-        raise InputError(f"unknown flow engine {engine!r}; choose one of {FLOW_ENGINES}")
+    check_choice("engine", engine, FLOW_ENGINES)
     demand = network.rhs - network.incidence() @ lower
     if engine == "networkx":
         return _networkx_flow(network, demand, capacity, cost)
@@ -305,6 +306,8 @@ def _highs_flow(
     free = _cheapest_per_node(network, movable, np.abs(cost), per_node)
     rounds = 0
     while True:
+        if interrupts.stopping():  # no integral flow before the last restricted LP
+            raise KeyboardInterrupt("the flow LP had not reached its optimum")
         rounds += 1
         columns = np.flatnonzero(free)
         fixed = np.where(free, 0.0, preferred)

@@ -68,6 +68,9 @@ class RoundingResult:
     steps_bound : int or None
         Closest additive alternative: the proven lower bound on the fewest extra steps
         (``steps.sum()`` when they are proven fewest); None otherwise.
+    interrupted : bool
+        A Ctrl-C stopped controlled rounding (:mod:`tabsdc.interrupts`): the best rounding
+        found so far (status ``"feasible"`` unless proven optimal).
     """
 
     original: Table
@@ -88,6 +91,7 @@ class RoundingResult:
     note: str = ""
     steps_bound: int | None = None
     seconds: float = 0.0
+    interrupted: bool = False
 
     # -- key figures ---------------------------------------------------------------------------
     @property
@@ -122,6 +126,8 @@ class RoundingResult:
             "max |deviation|": self.max_abs_deviation, "additive": self.additive,
             "adjacent and zero-restricted": self.adjacent,
         }
+        if self.interrupted:
+            metrics["interrupted"] = "yes (Ctrl-C): the best rounding found so far"
         if self.exists is not None:
             metrics["controlled rounding exists"] = self.exists
         if not self.adjacent:
@@ -130,13 +136,15 @@ class RoundingResult:
             metrics["extra steps, proven lower bound"] = self.steps_bound
         if self.solve is not None:
             metrics.update({"objective": self.solve.objective, "bound": self.solve.bound,
-                            "gap": self.solve.gap, "solve time [s]": round(self.solve.time, 3)})
+                            "gap": self.solve.gap, "solve time [s]": round(self.solve.seconds, 3)})
         return metrics
 
     # -- renderings ----------------------------------------------------------------------------
     def summary(self) -> str:
         lines = [f"Rounding to base {self.base} ({self.method}): {self.status}, "
                  f"{self.engine}"]
+        if self.interrupted:
+            lines.append("  INTERRUPTED (Ctrl-C): the best rounding found so far")
         for name, value in self._metrics().items():
             if name not in ("method", "base", "status", "engine") and value is not None:
                 lines.append(f"  {name:<30} {value}")
@@ -166,14 +174,15 @@ class RoundingResult:
             "max_abs_deviation": self.max_abs_deviation, "additive": self.additive,
             "max_residual": self.max_residual, "exists": self.exists, "engine": self.engine,
             "cells": self.original.n_cells, "cells_changed": self.n_changed,
-            "adjacent": self.adjacent,
+            "adjacent": self.adjacent, "interrupted": self.interrupted,
             "seed": self.seed if isinstance(self.seed, int) else None,
             "note": self.note, "statistics": self.statistics.to_dict(),
+            "seconds": self.seconds,
         }
         if self.solve is not None:
             result["solve"] = {"solver": self.solve.solver, "status": self.solve.status,
                                "objective": self.solve.objective, "bound": self.solve.bound,
-                               "gap": self.solve.gap, "seconds": self.solve.time}
+                               "gap": self.solve.gap, "seconds": self.solve.seconds}
         if not self.adjacent:
             moved = np.flatnonzero(self.steps)
             result["steps_bound"] = self.steps_bound

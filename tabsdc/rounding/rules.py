@@ -26,6 +26,7 @@ from numbers import Real
 import numpy as np
 
 from tabsdc.errors import InputError
+from tabsdc.validation import check_choice
 
 __all__ = [
     "RULES",
@@ -62,9 +63,7 @@ def check_base(base: object) -> int:
 
 def check_rule(rule: str) -> str:
     """Return ``rule`` or raise :class:`InputError` naming the known rules."""
-    if rule not in RULES:
-        raise InputError(f"unknown rounding rule {rule!r}; choose one of {', '.join(RULES)}")
-    return rule
+    return check_choice("rule", rule, RULES)
 
 
 def decompose(values: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:

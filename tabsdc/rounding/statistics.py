@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -49,6 +50,7 @@ from scipy import stats
 
 from tabsdc.errors import InputError
 from tabsdc.rounding.rules import RULES, check_base, check_rule, decompose, up_probability
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -87,8 +89,7 @@ def method_rule(method: str) -> str | None:
     >>> method_rule("unbiased-controlled"), method_rule("controlled")
     ('unbiased', None)
     """
-    if method not in METHODS:
-        raise InputError(f"unknown rounding method {method!r}; choose one of {', '.join(METHODS)}")
+    check_choice("method", method, METHODS)
     return {"unbiased-controlled": "unbiased", "controlled": None}.get(method, method)
 
 
@@ -295,6 +296,8 @@ class TableStatistics:
         ``P[chi2_df >= U observed]``.
     bound_parts : dict
         Ingredients of the slides' bound (empty without a rule).
+    seconds : float
+        Time taken.
     """
 
     base: int
@@ -306,6 +309,13 @@ class TableStatistics:
     critical: float
     p_value: float
     bound_parts: dict
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"significant"`` when the expected U exceeds the chi-square critical value, else
+        ``"not significant"``."""
+        return "significant" if self.significant else "not significant"
 
     @property
     def u(self) -> float:
@@ -336,7 +346,8 @@ class TableStatistics:
         return self.frame.copy()
 
     def to_dict(self) -> dict:
-        return {"df": self.df, "alpha": self.alpha, "critical": self.critical,
+        return {"status": self.status, "seconds": self.seconds,
+                "df": self.df, "alpha": self.alpha, "critical": self.critical,
                 "U": self.u, "expected_U": self.expected_u, "p_value": self.p_value,
                 "significant": self.significant,
                 "table": {name: {k: _json_number(v) for k, v in row.items()}
@@ -404,6 +415,7 @@ def table_statistics(
     >>> round(s.u, 4), s.df
     (2.2857, 2)
     """
+    start = perf_counter()
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
     rule = method_rule(method)
@@ -435,7 +447,7 @@ def table_statistics(
         index=["mean", "variance", "sum of squared deviations", "U"])
     critical = float(stats.chi2.ppf(1 - alpha, df))
     return TableStatistics(base, method, rule, frame, df, alpha, critical,
-                           float(stats.chi2.sf(u, df)), parts)
+                           float(stats.chi2.sf(u, df)), parts, perf_counter() - start)
 
 
 def _variance(values: np.ndarray) -> float:

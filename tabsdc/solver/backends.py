@@ -11,6 +11,7 @@ from tabsdc.solver.isolated import solve_isolated
 from tabsdc.solver.options import SolveOptions
 from tabsdc.solver.problem import LinearProgram, SolveResult
 from tabsdc.solver.pulp_backend import PULP_SOLVERS, pulp_solver_class, solve_pulp
+from tabsdc.validation import check_choice
 
 __all__ = ["solve", "available_solvers", "require_highs"]
 
@@ -91,10 +92,11 @@ def solve(
     Raises
     ------
     SolverError
-        ``solver`` unknown or not available here (the message lists the available ones), or
-        a PuLP solver that cannot take a requested option.
+        ``solver`` not available here (the message lists the available ones), or a PuLP
+        solver that cannot take a requested option.
     InputError
-        ``problem`` is not a :class:`LinearProgram`, or invalid options.
+        ``solver`` unknown (the message lists every name), ``problem`` is not a
+        :class:`LinearProgram`, or invalid options.
 
     See Also
     --------
@@ -119,11 +121,13 @@ def solve(
         check_finite("start", start)
     if solver == "highs":
         if problem.is_mip and options.time_limit is not None:
-            return solve_isolated(problem, options, start)  # HiGHS's MIP may overrun its limit
-        return solve_highs(problem, options, start)
-    if solver not in PULP_SOLVERS or pulp_solver_class(solver) is None:
-        what = "unknown" if solver not in PULP_SOLVERS else "not available"
+            # HiGHS's MIP may overrun its limit: a worker process ended after it
+            return solve_isolated(problem, options, start=start)
+        return solve_highs(problem, options, start=start)
+    check_choice("solver", solver, ("highs", *PULP_SOLVERS))
+    if pulp_solver_class(solver) is None:
         raise SolverError(
-            f"solver {solver!r} is {what}; available: {', '.join(available_solvers())}"
+            f"solver {solver!r} is not available here; available: "
+            f"{', '.join(available_solvers())}"
         )
     return solve_pulp(problem, solver, options, start)

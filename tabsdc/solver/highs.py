@@ -21,6 +21,15 @@ Status mapping (``HighsModelStatus`` -> :data:`~tabsdc.solver.problem.STATUSES`)
   ``"no_solution"`` (``"error"`` for ``kUnknown``);
 * load, model, presolve, solve and postsolve errors -> ``"error"``.
 
+Interrupts: while a search that a Ctrl-C can stop is running (:func:`tabsdc.interrupts.watching`),
+a solve that may take long (any MIP; an LP of at least :data:`WATCHED_NONZEROS` nonzeros)
+subscribes to HiGHS's simplex, interior point and MIP interrupt callbacks, which end it at
+the next iteration once a Ctrl-C has come (status ``kInterrupt``: the incumbent, if any, is
+kept as at a time limit). The callbacks run in the calling thread, so Python's signal handler
+gets its turn during a long solve. Smaller LPs (the attacker's, thousands of milliseconds-long
+solves, whose callbacks would cost 10-20 % of their time) and solves outside a search (the
+audit) carry no callback.
+
 References
 ----------
 Q. Huangfu and J. A. J. Hall, "Parallelizing the dual revised simplex method", *Mathematical
@@ -36,6 +45,7 @@ from time import perf_counter
 import highspy
 import numpy as np
 
+from tabsdc import interrupts
 from tabsdc.errors import InputError, SolverError
 from tabsdc.solver._checks import as_csr, as_vector, check_bounds, check_finite
 from tabsdc.solver.banner import absorb_highs_banner
@@ -47,8 +57,13 @@ from tabsdc.solver.problem import (
     SolveResult,
     relative_gap,
 )
+from tabsdc.validation import renamed_keyword
 
-__all__ = ["HighsModel", "solve_highs", "highs_status"]
+__all__ = ["HighsModel", "solve_highs", "highs_status", "WATCHED_NONZEROS"]
+
+#: LPs with at least this many nonzeros get HiGHS's interrupt callbacks during a search that
+#: a Ctrl-C can stop (smaller ones end within a fraction of a second anyway).
+WATCHED_NONZEROS = 20_000
 
 _STATUS = highspy.HighsModelStatus
 _LIMITS = frozenset(
@@ -120,6 +135,12 @@ def highs_status(
             return "feasible"
         return "no_solution" if model_status in _LIMITS else "error"
     return "error"
+
+
+def _stop_when_interrupted(event: object) -> None:
+    """HiGHS's interrupt callback: end the solve once a Ctrl-C has stopped the search."""
+    if interrupts.stopping():
+        event.interrupt()
 
 
 def _inf(values: np.ndarray) -> np.ndarray:
@@ -237,11 +258,23 @@ class HighsModel:
 
     def _run(self) -> highspy.HighsStatus:
         """``run()`` with the time limit counted from now: HiGHS compares its ``time_limit``
-        option with the run time of all solves of the object together."""
+        option with the run time of all solves of the object together. In a search that a
+        Ctrl-C can stop, with HiGHS's interrupt callbacks (module text)."""
         limit = self._options.time_limit
-        self._highs.setOptionValue("time_limit", highspy.kHighsInf if limit is None else
-                                   float(limit) + float(self._highs.getRunTime()))
-        return self._highs.run()
+        highs = self._highs
+        highs.setOptionValue("time_limit", highspy.kHighsInf if limit is None else
+                             float(limit) + float(highs.getRunTime()))
+        if not interrupts.watching() or (not self._is_mip
+                                          and highs.getNumNz() < WATCHED_NONZEROS):
+            return highs.run()
+        events = (highs.cbSimplexInterrupt, highs.cbIpmInterrupt, highs.cbMipInterrupt)
+        for event in events:
+            event.subscribe(_stop_when_interrupted)
+        try:
+            return highs.run()
+        finally:
+            for event in events:
+                event.unsubscribe(_stop_when_interrupted)
 
     @property
     def n_rows(self) -> int:
@@ -310,7 +343,7 @@ class HighsModel:
                 x=x,
                 row_duals=None,
                 col_duals=None,
-                time=elapsed,
+                seconds=elapsed,
                 solver="highs",
                 message=message,
                 nodes=int(info.mip_node_count),
@@ -332,7 +365,7 @@ class HighsModel:
             x=x,
             row_duals=np.array(solution.row_dual, dtype=np.float64) if optimal else None,
             col_duals=np.array(solution.col_dual, dtype=np.float64) if optimal else None,
-            time=elapsed,
+            seconds=elapsed,
             solver="highs",
             message=message,
             iterations=sum(max(0, count) for count in iterations),
@@ -461,10 +494,11 @@ class HighsModel:
             "the added rows",
         )
 
+    @renamed_keyword("progress", "on_bound")
     def column_extremes(
         self,
         columns: np.ndarray | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        on_bound: Callable[[int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Minimum and maximum of each given column over the model's feasible set.
@@ -479,8 +513,10 @@ class HighsModel:
         ----------
         columns : array of int, optional
             Columns to bound (default all).
-        progress : callable, optional
-            Called as ``progress(bounds done, bounds in all)`` after each bound.
+        on_bound : callable, optional
+            Called as ``on_bound(bounds done, bounds in all)`` after each bound (a counter
+            for a :class:`~tabsdc.progress.ProgressReporter`; ``progress`` is its former
+            name, kept for one release: ``progress`` elsewhere receives lines of text).
         stop : callable, optional
             Asked before each column; when it returns True the remaining columns are left
             uncomputed (a caller's time limit).
@@ -528,8 +564,8 @@ class HighsModel:
                     out[k], proven = self._extreme(sense, int(j))
                     if not proven:
                         status[k] = "feasible"
-                    if progress is not None:
-                        progress(2 * k + (1 if sense == "min" else 2), 2 * len(columns))
+                    if on_bound is not None:
+                        on_bound(2 * k + (1 if sense == "min" else 2), 2 * len(columns))
         finally:
             if previous is not None:
                 highs.changeColCost(int(previous), 0.0)
@@ -568,39 +604,45 @@ class HighsModel:
             f"{highs.modelStatusToString(model_status)}"
         )
 
-    def set_start(self, x: object) -> None:
-        """Give the next MIP solve a starting solution (``Highs.setSolution``).
-
-        HiGHS checks the point: a feasible one becomes the first incumbent (so the solve
-        ends with a solution at least as good); an infeasible one is ignored.
-
-        Parameters
-        ----------
-        x : array-like, shape (n_cols,)
-            Values of all columns.
-
-        Raises
-        ------
-        InputError
-            ``x`` of the wrong shape or not finite.
-        """
-        n = self.n_cols
-        values = as_vector("start", x, n, f"the model has {n} columns")
-        check_finite("start", values)
-        _check(self._highs.setSolution(n, self._all_cols, np.ascontiguousarray(values)),
-               "the starting solution")
-
     def set_time_limit(self, seconds: float | None) -> None:
         """Set (or with None remove) the time limit of each following solve (seconds from
         the start of that solve)."""
         self._options = replace(self._options, time_limit=seconds)
         self._set_options()
 
+    def set_start(self, x: np.ndarray) -> None:
+        """Give HiGHS a start point (all columns) for the next MIP solve; HiGHS checks it and
+        keeps it as incumbent when it is feasible.
 
-def solve_highs(problem: LinearProgram, options: SolveOptions,
-                start: np.ndarray | None = None) -> SolveResult:
-    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once), from the starting
-    solution ``start`` when given (:meth:`HighsModel.set_start`)."""
+        Raises
+        ------
+        InputError
+            ``x`` of the wrong length.
+        SolverError
+            HiGHS rejects it.
+        """
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.shape != (self.n_cols,):
+            raise InputError(f"start has shape {x.shape}, the model has {self.n_cols} columns")
+        index = np.arange(self.n_cols, dtype=np.int32)
+        _check(self._highs.setSolution(self.n_cols, index, x), "the start solution")
+
+    def set_interior_point(self, on: bool, *, crossover: bool = True) -> None:
+        """Solve LPs by the interior point method or, off, by HiGHS's choice (the simplex
+        method). Without ``crossover`` the interior point ends at its approximately optimal
+        point and duals (no basis: later re-solves start cold); with it, at a basis."""
+        self._highs.setOptionValue("solver", "ipm" if on else "choose")
+        self._highs.setOptionValue("run_crossover", "on" if crossover or not on else "off")
+
+
+def solve_highs(problem: LinearProgram, options: SolveOptions, *,
+                start: np.ndarray | None = None, interior: bool = False,
+                crossover: bool = True) -> SolveResult:
+    """Solve ``problem`` once with HiGHS (a :class:`HighsModel` used once).
+
+    ``start`` is a MIP start (:meth:`HighsModel.set_start`); ``interior`` and ``crossover``
+    choose the LP method (:meth:`HighsModel.set_interior_point`).
+    """
     model = HighsModel(
         problem,
         time_limit=options.time_limit,
@@ -610,4 +652,6 @@ def solve_highs(problem: LinearProgram, options: SolveOptions,
     )
     if start is not None:
         model.set_start(start)
+    if interior:
+        model.set_interior_point(True, crossover=crossover)
     return model.solve()

@@ -31,8 +31,9 @@ Status of a solve (:attr:`SolveResult.status`), one of :data:`STATUSES`:
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -238,8 +239,8 @@ class SolveResult:
         ``y <= 0`` on a binding upper bound). None for a MIP or an LP not solved to optimality.
     col_duals : numpy.ndarray or None
         LP only: reduced costs ``c - A.T @ row_duals``.
-    time : float
-        Wall-clock seconds of the solve.
+    seconds : float
+        Wall-clock seconds of the solve (``time`` is its former name, kept for one release).
     solver : str
         Short name of the solver (see :func:`tabsdc.solver.available_solvers`).
     message : str
@@ -258,7 +259,7 @@ class SolveResult:
     x: np.ndarray | None
     row_duals: np.ndarray | None
     col_duals: np.ndarray | None
-    time: float
+    seconds: float
     solver: str
     message: str
     iterations: int | None = None
@@ -271,9 +272,17 @@ class SolveResult:
             raise ValueError(f"optimal={self.optimal} contradicts status {self.status!r}")
 
     @classmethod
-    def without_solution(cls, status: str, time: float, solver: str, message: str) -> SolveResult:
+    def without_solution(cls, status: str, seconds: float, solver: str,
+                         message: str) -> SolveResult:
         """A result that carries no solution, bound or duals (e.g. infeasible, error)."""
-        return cls(status, False, None, None, None, None, None, None, time, solver, message)
+        return cls(status, False, None, None, None, None, None, None, seconds, solver, message)
+
+    @property
+    def time(self) -> float:
+        """The former name of :attr:`seconds`, kept for one release."""
+        warnings.warn("SolveResult.time is now SolveResult.seconds", DeprecationWarning,
+                      stacklevel=2)
+        return self.seconds
 
     @property
     def has_solution(self) -> bool:
@@ -304,7 +313,7 @@ class SolveResult:
             "objective": self.objective,
             "bound": self.bound,
             "gap": self.gap,
-            "time [s]": round(self.time, 4),
+            "time [s]": round(self.seconds, 4),
             "iterations": self.iterations,
             "nodes": self.nodes,
         }
@@ -325,6 +334,17 @@ class SolveResult:
         if self.col_duals is not None:
             frame["reduced_cost"] = self.col_duals
         return frame.rename_axis("column")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The key figures as plain JSON values (``status``, ``objective``, ``bound``,
+        ``gap``, ``seconds``, ...; the solution itself is in :meth:`to_frame`)."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"status": self.status, "optimal": self.optimal,
+                         "objective": self.objective, "bound": self.bound, "gap": self.gap,
+                         "seconds": self.seconds, "solver": self.solver,
+                         "message": self.message, "iterations": self.iterations,
+                         "nodes": self.nodes})
 
     def to_report(self) -> Section:
         """A report section with the key figures of the solve."""

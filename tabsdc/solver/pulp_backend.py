@@ -345,14 +345,14 @@ def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions,
         for variable, value in zip(model.variables, start, strict=True):
             variable.setInitialValue(float(value))
     solver = _instantiate(cls, **arguments)
-    start = perf_counter()
+    began = perf_counter()
     try:
         model.problem.solve(solver)
     except pulp.PulpError as error:
         return SolveResult.without_solution(
-            "error", perf_counter() - start, name, f"{cls.__name__} failed: {error}"
+            "error", perf_counter() - began, name, f"{cls.__name__} failed: {error}"
         )
-    elapsed = perf_counter() - start
+    elapsed = perf_counter() - began
     lp = model.problem
     status = pulp_status(
         lp.status, lp.sol_status, is_mip=problem.is_mip, gap_target=options.gap_target
@@ -379,7 +379,7 @@ def solve_pulp(problem: LinearProgram, name: str, options: SolveOptions,
         x=x,
         row_duals=row_duals,
         col_duals=col_duals,
-        time=elapsed,
+        seconds=elapsed,
         solver=name,
         message=message,
     )

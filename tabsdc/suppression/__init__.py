@@ -1,8 +1,8 @@
 """Complementary cell suppression.
 
 :func:`suppress` chooses the secondary (complementary) cells of least cost so that every
-primary cell (status ``u``) is protected in the sense of ``DESIGN.md`` (lower, upper
-protection against the interval attack). Methods:
+primary cell (status ``u``) is protected in the sense of ``docs/architecture.md`` (lower,
+upper protection against the interval attack: "Contracts", protection). Methods:
 
 * ``"optimal"``: master MILP over the binaries with Fischetti-Salazar capacity cuts generated
   from the attacker LPs (:mod:`tabsdc.suppression.optimal`); proven optimal or, under a time
@@ -17,7 +17,7 @@ protection against the interval attack). Methods:
   whole;
 * ``"hypercube"``: for large hierarchical tables, a least-cost hypercube per primary found
   on arrays without an LP (:mod:`tabsdc.suppression.hypercube`), then routing of the few
-  requirements no hypercube meets;
+  requirements no hypercube meets (within a box around the primary first);
 * ``"auto"`` (the default): one of these chosen by the table's size and dimensions
   (:func:`choose_method`).
 
@@ -25,6 +25,10 @@ Every method honours ``time_limit`` (total seconds, :class:`tabsdc.progress.Dead
 reports progress in time (:class:`tabsdc.progress.ProgressReporter`).
 
 Every result is checked by :func:`tabsdc.audit.audit` and carries that audit.
+
+A Ctrl-C during the search (:mod:`tabsdc.interrupts`) stops it as the time limit does: the
+result is the best protecting pattern found so far, audited, with ``interrupted`` set (or,
+with none complete yet, :class:`KeyboardInterrupt` saying so).
 """
 
 from __future__ import annotations
@@ -37,11 +41,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from tabsdc import interrupts
 from tabsdc.audit import audit
 from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline
 from tabsdc.solver import require_highs
-from tabsdc.suppression.attacker import Attacker, requirements
+from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
@@ -50,6 +55,7 @@ from tabsdc.suppression.hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
     hypercube_pattern,
+    route_in_boxes,
     uncertified,
     widen_cover,
 )
@@ -60,7 +66,7 @@ from tabsdc.suppression.result import SuppressionResult
 from tabsdc.suppression.singletons import protect_singletons, singleton_rows
 from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import in_working_units, validate_table, working_unit
+from tabsdc.validation import check_choice, in_working_units, validate_table, working_unit
 
 __all__ = ["suppress", "choose_method", "SuppressionResult", "METHODS"]
 
@@ -84,7 +90,7 @@ def choose_method(table: Table) -> tuple[str, str]:
     Tables of four or more dimensions (a cross product of hierarchies) above 20,000 cells:
     the hypercube method, which needs no LP per requirement (on the 126,000-cell 4-D
     benchmark the heuristic routes fewer than 10 % of its requirements in 40 minutes, while
-    the hypercubes cover every primary in minutes; ``docs/large-tables.md``). Otherwise the
+    the hypercube method protects it in under a minute; ``docs/large-tables.md``). Otherwise the
     heuristic (any linear table, fewer secondaries than hypercubes; 9 minutes on the
     114,912-cell 3-D benchmark).
 
@@ -143,7 +149,9 @@ def suppress(
         audited; every cell of ``result.table`` is withheld, so that writing it out
         publishes nothing). The final audit of a pattern is not counted. A
         :class:`~tabsdc.progress.Deadline` may be passed instead (one deadline shared by
-        several calls, or a test's clock).
+        several calls, or a test's clock). A Ctrl-C during the search ends it the same way
+        (:mod:`tabsdc.interrupts`): the best protecting pattern so far, audited, with
+        ``result.interrupted`` set; :class:`KeyboardInterrupt` when none is complete.
     suppress_totals : bool
         Allow totals as secondaries.
     prior : {"table", "pq"}, q : float
@@ -187,8 +195,7 @@ def suppress(
     >>> result.method, result.stats.status, int(result.secondary.sum())
     ('optimal', 'optimal', 4)
     """
-    if method not in METHODS:
-        raise InputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    check_choice("method", method, METHODS)
     validate_table(table)
     require_highs(solver, "suppression")
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
@@ -210,7 +217,7 @@ def suppress(
     if not suppress_totals:
         fixed_off |= table.total_cells & ~fixed_on
     c = reported_cost / cost_unit
-    down, up = _capacities(table, prior, q)
+    down, up = capacities(table, prior, q)
     lpl, upl = cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float)
     reqs = requirements(primary, lpl, upl)
     labels = _labeller(table)
@@ -223,19 +230,25 @@ def suppress(
     router = router_class(table.A, down, up, ~fixed_off, deadline, hops)
     extra = singleton_rows(table) if singletons else None
     pattern: np.ndarray | None
-    if not reqs:  # nothing to protect: the given pattern is optimal
-        pattern = fixed_on
-        stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed())
-    elif method == "optimal":
-        pattern, stats = optimal_pattern(
-            table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
-            extra_rows=extra, deadline=deadline, progress=progress)
-    else:
-        pattern, stats = _routed_pattern(table, method, reqs, attacker, router, c, fixed_on,
-                                         fixed_off, labels, extra, deadline, progress,
-                                         (prior, q), (n_jobs, client), (down, up))
+    witnesses = None
+    with interrupts.stoppable() as search:
+        if not reqs:  # nothing to protect: the given pattern is optimal
+            pattern = fixed_on
+            stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed())
+        elif method == "optimal":
+            pattern, stats = optimal_pattern(
+                table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
+                extra_rows=extra, deadline=deadline, progress=progress)
+        else:
+            pattern, stats, witnesses = _routed_pattern(
+                table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels, extra,
+                deadline, progress, (prior, q), (n_jobs, client), (down, up))
+    if search.interrupted and pattern is None:
+        raise KeyboardInterrupt("no protecting pattern was complete")
     stats = replace(stats, objective=stats.objective * cost_unit,
-                    bound=stats.bound * cost_unit)
+                    bound=stats.bound * cost_unit,
+                    time_limited=stats.time_limited or (search.interrupted
+                                                        and stats.status != "optimal"))
     if pattern is None:  # fail safe: withhold every cell, so that nothing is published
         return SuppressionResult(
             table=original.with_columns(status=np.where(fixed_on, status, "m")),
@@ -244,11 +257,16 @@ def suppress(
             original=original)
     new_status = np.where(pattern & ~fixed_on, "m", status)
     protected = original.with_columns(status=new_status)
-    verdict = audit(protected, prior=prior, q=q)
+    if search.interrupted and progress is not None:
+        progress("interrupted (Ctrl-C): auditing the best pattern found so far")
+    with interrupts.unstoppable():
+        verdict = audit(protected, prior=prior, q=q, witnesses=witnesses, progress=progress,
+                        n_jobs=n_jobs, client=client)
     return SuppressionResult(
         table=protected, method=method, cost=reported_cost, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
-        seconds=deadline.elapsed(), reason=reason, original=original)
+        seconds=deadline.elapsed(), reason=reason, original=original, witnesses=witnesses,
+        interrupted=search.interrupted)
 
 
 def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:
@@ -264,7 +282,9 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                     extra, deadline, progress, prior_q, parallel, room):
     """The heuristic, network, modular and hypercube methods: a start pattern (the given
     one, the modular sub-tables' or the hypercubes'), routing of the requirements it fails,
-    clean-up (for hypercubes: of the cells no route uses, against the hypercubes)."""
+    clean-up (for hypercubes: of the cells no route uses, against the hypercubes). Returns
+    the pattern, its statistics and the hypercubes as witnesses for the audit (None for
+    the other methods)."""
     subtable_solves = 0
     phase = None
     if method == "hypercube":
@@ -272,10 +292,11 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         cover = hypercube_pattern(search, reqs, fixed_on, progress, deadline)
         if not cover.complete:
             return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, 0, 0, 0, 0,
-                                      deadline.elapsed(), time_limited=True)
-        if cover.unmet:
-            cover = widen_cover(HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
-                                                max_combinations=WIDE_COMBINATIONS), cover)
+                                      deadline.elapsed(), time_limited=True), None
+        if cover.unmet:  # a wider search, then flows within boxes around the primaries
+            wide = HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
+                                   max_combinations=WIDE_COMBINATIONS)
+            cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline)
         start_pattern, failing = cover.pattern, cover.unmet
         removable = np.zeros(table.n_cells, dtype=bool)
     elif method == "modular":
@@ -301,15 +322,25 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         failing, attacker, router, c, start_pattern, labels, progress, deadline)
     if not complete:
         return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, subtable_solves, 0, 0,
-                                  attacker.n_solves, deadline.elapsed(), time_limited=True)
+                                  attacker.n_solves, deadline.elapsed(),
+                                  time_limited=True), None
     pattern = clean_up(failing, attacker, c, pattern, removable, certificates, progress,
                        deadline)
+    witnesses = None
     if method == "hypercube":  # the routes' certificates keep their cells
         keep = np.zeros(table.n_cells, dtype=bool)
-        for cells in certificates.values():
+        for cells in [*certificates.values(), *cover.routes.values()]:
             keep[cells] = True
         pattern = clean_up_hypercubes(search, cover, pattern, ~fixed_on & ~keep, progress,
                                       deadline)
+        witnesses = cover.deviations(table.n_cells)[2]
+        # a secondary in no final hypercube and no route protects nothing (a clean-up cut
+        # short by the time limit leaves such cells): publish them all at once
+        orphans = pattern & ~fixed_on & ~keep & (witnesses.count_nonzero(axis=1) == 0)
+        pattern = pattern & ~orphans
+        if progress is not None and orphans.any():
+            progress(f"clean-up: {int(orphans.sum()):,} secondaries no hypercube or route "
+                     "uses published again")
         unproven = uncertified(table.A, cover, pattern, *room)
         if unproven:  # never expected: the audit would report it too
             raise SolverError(f"{len(unproven)} hypercube certificates do not hold, e.g. "
@@ -322,24 +353,8 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
     total = float(c @ (pattern & ~fixed_on))
     return pattern, CutLoopStats("feasible", total, np.nan, np.nan, subtable_solves, 0, 0,
                                  attacker.n_solves, deadline.elapsed(),
-                                 time_limited=deadline.hit or (phase is not None and phase.hit))
-
-
-def _capacities(table: Table, prior: str, q: float | None) -> tuple[np.ndarray, np.ndarray]:
-    """How far each cell may move down and up (finite: see :func:`suppress`)."""
-    from tabsdc.audit.verify import prior_bounds
-
-    values = table.values
-    lb, ub = prior_bounds(table.cells, values, prior, q)
-    levels = table.cells[["lpl", "upl"]].to_numpy(float)
-    cap = 1.5 * float(np.abs(values).max(initial=0.0)) + float(levels.max(initial=0.0))
-    down = np.minimum(values - lb, cap)
-    up = np.minimum(ub - values, cap)
-    bad = (down < 0) | (up < 0)
-    if bad.any():
-        label = _labeller(table)(int(np.flatnonzero(bad)[0]))
-        raise InputError(f"{label} lies outside its a-priori bounds [lb, ub]")
-    return down, up
+                                 time_limited=deadline.hit or (phase is not None and phase.hit)
+                                 ), witnesses
 
 
 def _check_own_bounds(primary, lpl, upl, down, up, labels) -> None:

@@ -22,15 +22,22 @@ exactly when the pattern fails (strong duality). Coefficients above ``level`` ar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.verify import prior_bounds
+from tabsdc.errors import InputError
+from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline
 from tabsdc.solver import HighsModel, LinearProgram
 
+if TYPE_CHECKING:
+    from tabsdc.table import Table
+
 __all__ = [
-    "Attacker", "Requirement", "flow_model", "local_flow", "neighbourhood", "requirements",
+    "Attacker", "Requirement", "capacities", "flow_model", "local_flow", "requirements",
     "solve_flow",
 ]
 
@@ -47,6 +54,41 @@ class Requirement:
     cell: int
     direction: int
     level: float
+
+
+def capacities(table: Table, prior: str = "table",
+               q: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """How far the intruder may move each cell down and up: ``L = a - lb`` and
+    ``U = ub - a`` for the a-priori bounds of ``prior`` (:func:`tabsdc.audit.verify.prior_bounds`),
+    each at most ``1.5 max |a| + max(lpl, upl)`` so that the attacker's LPs stay bounded
+    (a larger move is never needed to show a protection level).
+
+    Raises
+    ------
+    InputError
+        A cell outside its a-priori bounds (named).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> table = Table(pd.DataFrame({"value": [10.0, 4.0, 6.0], "lb": [0.0, 3.0, 0.0]}),
+    ...               [[-1, 1, 1]], [0])
+    >>> down, up = capacities(table)
+    >>> down.tolist(), up.tolist()
+    ([10.0, 1.0, 6.0], [15.0, 15.0, 15.0])
+    """
+    values = table.values
+    lb, ub = prior_bounds(table.cells, values, prior, q)
+    levels = table.cells[["lpl", "upl"]].to_numpy(float)
+    cap = 1.5 * float(np.abs(values).max(initial=0.0)) + float(levels.max(initial=0.0))
+    down = np.minimum(values - lb, cap)
+    up = np.minimum(ub - values, cap)
+    bad = (down < 0) | (up < 0)
+    if bad.any():
+        label = table.cell_labels(np.flatnonzero(bad)[:1])[0]
+        raise InputError(f"{label} lies outside its a-priori bounds [lb, ub]")
+    return down, up
 
 
 def requirements(primary: np.ndarray, lpl: np.ndarray, upl: np.ndarray) -> list[Requirement]:
@@ -198,23 +240,6 @@ class Attacker:
         k = np.minimum(k / req.level, 1.0)
         k[k < 1e-9] = 0.0
         return k
-
-
-def neighbourhood(by_column: sp.csc_array, by_row: sp.csr_array, cell: int,
-                  hops: int = 3) -> np.ndarray:
-    """Cells reachable from ``cell`` through at most ``hops`` relations (sorted).
-
-    ``k`` hops hold the smallest protecting structures of k-dimensional tables (the ``2^k``
-    corners of a box: the opposite corner is k relations away), so callers use
-    ``max(3, k)``. ``by_column``/``by_row``: the relations matrix compressed both ways.
-    """
-    cells = np.array([cell])
-    for _ in range(hops):
-        rows = np.unique(by_column[:, cells].indices)
-        if len(rows) == 0:
-            break
-        cells = np.unique(by_row[rows].indices)
-    return cells
 
 
 def local_flow(by_column: sp.csc_array, cells: np.ndarray, req: Requirement, up: np.ndarray,

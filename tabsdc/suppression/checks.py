@@ -52,7 +52,8 @@ def failing_requirements(
     chunk: int = CHUNK,
 ) -> list[Requirement]:
     """The requirements ``pattern`` does not provably meet (in the order of ``reqs``);
-    ``chunk`` requirements per parallel task."""
+    ``chunk`` requirements per parallel task. Once the attacker's deadline has expired (or a
+    Ctrl-C has stopped the search) the requirements not yet checked count as failing."""
     pattern = np.asarray(pattern, dtype=bool)
     jobs = resolve_jobs(n_jobs)
     parallel = client is not None or jobs > 1
@@ -74,6 +75,8 @@ def _holds(attacker: Attacker, pattern: np.ndarray, reqs: Sequence[Requirement],
     attacker.set_pattern(pattern)
     out = []
     for done, req in enumerate(reqs):
+        if attacker.deadline.expired:  # time limit or Ctrl-C: the rest count as failing
+            return out + [False] * (len(reqs) - done)
         if reporter is not None:
             reporter.update(done)
         out.append(attacker.certificate(req, local_only=True) is not None)

@@ -6,6 +6,7 @@ import numpy as np
 
 from tabsdc.errors import InputError
 from tabsdc.table import Table
+from tabsdc.validation import check_choice
 
 __all__ = ["cell_costs", "COST_NAMES"]
 
@@ -28,11 +29,9 @@ def cell_costs(table: Table, cost: str | np.ndarray) -> np.ndarray:
             return np.ones(table.n_cells)
         if cost == "entropy":
             return np.log1p(values)
-        if cost in table.cells.columns:
-            out = table.cells[cost].to_numpy(float)
-        else:
-            raise InputError(f"unknown cost {cost!r}: use {', '.join(COST_NAMES)}, a cell "
-                             "column or an array")
+        if cost not in table.cells.columns:
+            check_choice("cost", cost, COST_NAMES, also="a cell column or an array")
+        out = table.cells[cost].to_numpy(float)
     else:
         out = np.asarray(cost, dtype=float)
         if out.shape != (table.n_cells,):

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.suppression import attacker as attacker_module
 from tabsdc.suppression.attacker import (
@@ -29,7 +30,6 @@ from tabsdc.suppression.attacker import (
     Requirement,
     flow_model,
     local_flow,
-    neighbourhood,
     solve_flow,
 )
 
@@ -105,7 +105,7 @@ def heuristic_pattern(
     reporter = ProgressReporter(progress, "routing", len(order), unit="requirements")
     for done, k in enumerate(order):
         if deadline is not None and deadline.expired:
-            reporter.finish(done, "time limit reached")
+            reporter.finish(done, deadline.why)
             return suppressed, certificates, False
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         req = reqs[k]
@@ -113,7 +113,7 @@ def heuristic_pattern(
         if proof is None:  # (on large tables: not locally; routing makes sure)
             carries = router.route(req, cost, suppressed)
             if carries is None and deadline is not None and deadline.expired:
-                reporter.finish(done, "time limit reached")
+                reporter.finish(done, deadline.why)
                 return suppressed, certificates, False
             if carries is None:
                 raise InputError(
@@ -184,6 +184,7 @@ def clean_up(
         suppressed[j] = True
     else:
         done = len(candidates)
-    reporter.finish(done, "time limit reached" if done < len(candidates) else "")
+    reporter.finish(done, deadline.why if done < len(candidates) and deadline is not None
+                    else "")
     attacker.set_pattern(suppressed)
     return suppressed

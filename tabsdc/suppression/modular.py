@@ -153,5 +153,5 @@ def modular_pattern(
                 if other != key and other not in queued and other in done:
                     queue.append(other)
                     queued.add(other)
-    reporter.finish(len(done), "" if not queue else "time limit reached")
+    reporter.finish(len(done), "" if not queue else deadline.why)
     return hidden, solves

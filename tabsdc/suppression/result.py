@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from sdcreport.numbers import format_number
 from tabsdc.table import HIDDEN_STATUSES
@@ -46,6 +47,12 @@ class SuppressionResult:
         Why ``method="auto"`` chose the method ("" when the method was given).
     original : Table
         The table given to :func:`~tabsdc.suppression.suppress`.
+    witnesses : sparse matrix (cells x k) or None
+        The hypercube method's structures, one deviation per column: the audit checks them
+        on the table and uses them as proofs (:func:`tabsdc.audit.audit`'s ``witnesses``).
+    interrupted : bool
+        A Ctrl-C stopped the search (:mod:`tabsdc.interrupts`): the pattern is the best
+        found so far (``stats.time_limited`` is set too; not optimal unless proven).
     """
 
     table: Table
@@ -57,6 +64,8 @@ class SuppressionResult:
     seconds: float
     reason: str = ""
     original: Table | None = None
+    witnesses: sp.sparray | None = None
+    interrupted: bool = False
 
     @property
     def status(self) -> str:
@@ -67,6 +76,12 @@ class SuppressionResult:
     def protected(self) -> bool:
         """True when there is a pattern and the audit finds every primary protected."""
         return self.audit is not None and self.audit.protected
+
+    @property
+    def passed(self) -> bool:
+        """The verdict of the audit of the pattern (the contract's name for
+        :attr:`protected`)."""
+        return self.protected
 
     @property
     def suppressed(self) -> np.ndarray:
@@ -91,7 +106,9 @@ class SuppressionResult:
         lines = [f"Suppression ({self.method}): status {s.status}, {self.seconds:.2f} s"]
         if self.reason:
             lines.append(f"  method chosen by auto: {self.reason}")
-        if s.time_limited:
+        if self.interrupted:
+            lines.append("  INTERRUPTED (Ctrl-C): the best protecting pattern found so far")
+        elif s.time_limited:
             lines.append("  stopped by the time limit: " + (
                 "no protecting pattern was complete yet: every cell is withheld"
                 if s.status == "no pattern" else "the best protecting pattern found so far"))
@@ -135,6 +152,7 @@ class SuppressionResult:
             "method": self.method,
             "method_reason": self.reason,
             "time_limited": s.time_limited,
+            "interrupted": self.interrupted,
             "objective": number(s.objective),
             "bound": number(s.bound),
             "gap": number(s.gap),
@@ -164,6 +182,9 @@ class SuppressionResult:
         )
         metrics: dict[str, Any] = {"status": s.status, "time limited": s.time_limited,
                                    **self.totals()}
+        if self.interrupted:
+            metrics["interrupted"] = ("yes (Ctrl-C): the best protecting pattern found "
+                                      "so far")
         if self.reason:
             metrics["method chosen by auto"] = self.reason
         if self.method == "optimal":

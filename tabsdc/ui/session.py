@@ -33,6 +33,7 @@ from tabsdc.ui.inputs import Dataset, read_parent_child, read_upload
 from tabsdc.ui.jobs import Job
 from tabsdc.ui.script import session_script
 from tabsdc.ui.tasks import TASKS
+from tabsdc.validation import check_choice
 
 __all__ = ["Session"]
 
@@ -213,7 +214,8 @@ class Session:
         """
         with self.lock:
             self._check_no_job()
-            method = spec.get("method")
+            method = check_choice("protection", spec.get("method"),
+                                  ("suppression", "rounding", "cta"))
             time_limit = _number(spec.get("time_limit"))
             if method == "suppression":
                 arguments = {"table": self._ruled(), "method": spec.get("algorithm", "optimal"),
@@ -222,14 +224,11 @@ class Session:
                 arguments = {"table": self._rounding_input(spec), "base": int(spec["base"]),
                              "method": spec.get("rule", "controlled"),
                              "seed": _integer(spec.get("seed")), "time_limit": time_limit}
-            elif method == "cta":
+            else:
                 arguments = {"table": self._ruled(), "method": spec.get("algorithm",
                                                                         "heuristic"),
                              "cost": "inverse", "time_limit": time_limit,
                              "seed": _integer(spec.get("seed"))}
-            else:
-                raise InputError(f"unknown protection {method!r}; choose suppression, "
-                                 "rounding or cta")
             self._reset_after("protect")
             self.spec["protect"] = {k: v for k, v in spec.items()}
             self.job = Job("protect", TASKS[method], arguments, time_limit)

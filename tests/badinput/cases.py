@@ -345,7 +345,7 @@ CASES: list[Case] = [
     # adjust, round from CSV
     Case("adjust-preserve", "--preserve of a statistic CTA cannot keep",
          ("tabsdc", "adjust", "{dir}/t.jj", "--preserve", "median", *_TABSDC_OUT),
-         "cannot preserve 'median'"),
+         "unknown statistic to preserve 'median'"),
     Case("adjust-method", "--method that CTA does not have",
          ("tabsdc", "adjust", "{dir}/t.jj", "--method", "simplex", *_TABSDC_OUT),
          "invalid choice: 'simplex'"),

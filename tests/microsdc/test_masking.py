@@ -229,7 +229,7 @@ def test_errors_name_the_column(method):
     (lambda x: mdav(x, k=0), "k must be a whole number >= 1"),
     (lambda x: mdav(x, k=2.5), "k must be a whole number"),
     (lambda x: additive_noise(x, -1), "noise must be a number >= 0"),
-    (lambda x: additive_noise(x, method="gauss"), "method must be one of"),
+    (lambda x: additive_noise(x, method="gauss"), "unknown method .gauss.; choose one of"),
     (lambda x: rank_swap(x, p=120), r"p must be a number in \[0, 100\]"),
     (lambda x: additive_noise(x[:1]), "at least 2 records"),
 ])

@@ -149,10 +149,10 @@ def test_record_linkage_shares_ties_within_microaggregation_groups():
 def test_every_measure_is_a_proportion(n, p, noise, seed):
     x = np.random.default_rng(seed).standard_normal((n, p)) * 3 + 1
     xm = additive_noise(x, noise, seed=seed)
-    values = disclosure_risk(x, xm).to_dict()
+    values = disclosure_risk(x, xm).measures()
     assert all(0.0 <= v <= 1.0 for v in values.values())
     assert rank_interval_disclosure(x, xm, p=3) <= 1.0
-    identical = disclosure_risk(x, x).to_dict()
+    identical = disclosure_risk(x, x).measures()
     assert identical["SDID"] == identical["SDID_avg"] == identical["RID"] == 1.0
     distinct = len(np.unique(x, axis=0)) == n
     assert identical["DBRL"] == 1.0 or not distinct
@@ -190,10 +190,13 @@ def test_report_renders():
     x = pd.DataFrame({"a": [1.0, 4, 2, 8, 5, 7], "b": [3.0, 1, 4, 1, 5, 9]})
     report = disclosure_risk(x, rank_swap(x, 40, seed=1))
     assert isinstance(report, RiskReport)
-    assert list(report.to_dict()) == ["DBRL", "SDID", "SDID_avg", "RID"]
+    assert list(report.measures()) == ["DBRL", "SDID", "SDID_avg", "RID"]
+    data = report.to_dict()
+    assert {k: data[k] for k in report.measures()} == report.measures()
+    assert (data["n"], data["p"], data["linked"], data["status"]) == (6, 2, 6, "computed")
     frame = report.to_frame()
     assert frame.index.tolist() == ["DBRL", "SDID", "SDID_avg", "RID"]
-    assert frame["value"].tolist() == list(report.to_dict().values())
+    assert frame["value"].tolist() == list(report.measures().values())
     assert report.by_width.shape == (10, 2)
     section = report.to_report()
     assert isinstance(section, Section) and section.title == "Disclosure risk"

@@ -59,7 +59,7 @@ def test_mcd_ignores_outliers_and_is_consistent_at_the_normal():
     contaminated = x.copy()
     contaminated[:200] = rng.normal(loc=[30.0, 30.0], size=(200, 2))
     estimate = mcd(contaminated, seed=3)
-    assert not estimate.weights[:200].any()
+    assert not estimate.kept[:200].any()
     assert estimate.location == pytest.approx([1.0, -1.0], abs=0.1)
     assert estimate.covariance == pytest.approx(cov, abs=0.15)
     # raw estimate: consistency factor alpha / F_{chi2(p+2)}(chi2_{p,alpha}), alpha = h/n

@@ -68,7 +68,7 @@ def test_principal_component_rows_match_an_svd(weights):
     flip = np.where((coefficients * coefficients_m).sum(axis=0) < 0, -1.0, 1.0)
     loadings_m, coefficients_m = loadings_m * flip, coefficients_m * flip
     w = eigenvalues / 4 if weights == "variance" else np.ones(4)
-    table = matrix_discrepancy(x, xm, weights=weights)
+    table = matrix_discrepancy(x, xm, component_weights=weights)
     assert table.loc["RF"].tolist() == pytest.approx(_three(loadings, loadings_m, w), rel=1e-8)
     assert table.loc["F"].tolist() == pytest.approx(_three(coefficients, coefficients_m, w),
                                                     rel=1e-8)
@@ -93,11 +93,18 @@ def test_correlation_based_rows_do_not_depend_on_units():
 
 def test_explicit_weights_and_bad_weights():
     x, xm = _data(4)
-    assert matrix_discrepancy(x, xm, weights=np.ones(4)).equals(
-        matrix_discrepancy(x, xm, weights="equal"))
+    assert matrix_discrepancy(x, xm, component_weights=np.ones(4)).equals(
+        matrix_discrepancy(x, xm, component_weights="equal"))
     for bad in ("heavy", [1.0, 2.0], [-1.0, 1.0, 1.0, 1.0]):
-        with pytest.raises(DataError, match="weights"):
-            matrix_discrepancy(x, xm, weights=bad)
+        with pytest.raises(DataError, match="component_weights"):
+            matrix_discrepancy(x, xm, component_weights=bad)
+
+
+def test_former_keyword_weights_still_works_with_a_deprecation_warning():
+    x, xm = _data(4)
+    with pytest.warns(DeprecationWarning, match=r"matrix_discrepancy\(component_weights="):
+        old = matrix_discrepancy(x, xm, weights="equal")
+    assert old.equals(matrix_discrepancy(x, xm, component_weights="equal"))
 
 
 def test_single_variable_and_constant_masked_column():

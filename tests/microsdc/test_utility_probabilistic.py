@@ -128,8 +128,8 @@ def test_result_rendering():
     rng = np.random.default_rng(2)
     x = rng.normal(size=(200, 3))
     result = probabilistic_information_loss(x, x * 1.05)
-    assert set(result.to_dict()) == {"Q", "m1", "m2", "m11", "r", "overall"}
-    assert all(type(v) is float for v in result.to_dict().values())
+    assert set(result.measures()) == {"Q", "m1", "m2", "m11", "r", "overall"}
+    assert all(type(v) is float for v in result.measures().values())
     assert len(result.per_pair) == 3 and list(result.per_variable.index) == ["V1", "V2", "V3"]
     assert result.per_quantile.shape == (19, 3)
     assert "PIL(m2)" in result.summary() and len(result.to_frame()) == 6
@@ -147,10 +147,10 @@ def test_constant_original_column_is_an_error():
        st.floats(0.0, 5.0), st.integers(0, 2**32 - 1))
 def test_bounded_in_unit_interval_and_zero_for_identical_data(x, scale, seed):
     assume(np.all(x.std(axis=0) > 1e-3))
-    identical = probabilistic_information_loss(x, x).to_dict()
+    identical = probabilistic_information_loss(x, x).measures()
     assert all(v == 0.0 or np.isnan(v) for v in identical.values())
     xm = x + scale * np.random.default_rng(seed).normal(size=x.shape)
-    values = probabilistic_information_loss(x, xm).to_dict()
+    values = probabilistic_information_loss(x, xm).measures()
     overall = values.pop("overall")
     assert all(0.0 <= v <= 1.0 or np.isnan(v) for v in values.values())
     assert 0.0 <= overall <= 100.0

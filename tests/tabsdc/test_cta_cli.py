@@ -56,7 +56,7 @@ def test_adjust_writes_table_json_and_html(slide_jj, tmp_path, method, capsys):
 def test_adjust_reports_user_errors(slide_jj, tmp_path):
     base = ["adjust", str(slide_jj), "--out", str(tmp_path / "o.jj"),
             "--json", str(tmp_path / "o.json")]
-    with pytest.raises(TabSDCError, match="cannot preserve 'median'"):
+    with pytest.raises(TabSDCError, match="unknown statistic to preserve 'median'"):
         run([*base, "--preserve", "median"])
     with pytest.raises(TabSDCError, match="fix_totals= is for the L1 and L2 methods"):
         run([*base, "--method", "mdi", "--fix-totals"])

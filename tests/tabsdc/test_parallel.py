@@ -9,8 +9,8 @@ import pytest
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc.errors import InputError
 from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
-from tabsdc.suppression import _capacities, suppress
-from tabsdc.suppression.attacker import Attacker, requirements
+from tabsdc.suppression import suppress
+from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
 
 
@@ -75,7 +75,7 @@ def test_requirement_checks_are_identical_serial_in_a_pool_and_on_dask(dask_clie
     primary = (cells["status"] == "u").to_numpy()
     reqs = requirements(primary, cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float))
     assert len(reqs) > 10
-    down, up = _capacities(table, "table", None)
+    down, up = capacities(table)
     attacker = Attacker(table.A, down, up)
     rng = np.random.default_rng(0)
     pattern = primary | (rng.random(table.n_cells) < 0.3)
@@ -96,3 +96,17 @@ def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
     assert one.protected
     assert (one.suppressed == two.suppressed).all()
     assert (one.suppressed == distributed.suppressed).all()
+
+
+def test_hypercube_pattern_and_its_audit_do_not_depend_on_n_jobs_or_dask(dask_client):
+    table = small_hierarchical_table(5)
+    one = suppress(table, "hypercube", n_jobs=1)
+    two = suppress(table, "hypercube", n_jobs=2)
+    distributed = suppress(table, "hypercube", client=dask_client)
+    assert one.protected and two.protected and distributed.protected
+    assert (one.suppressed == two.suppressed).all()
+    assert (one.suppressed == distributed.suppressed).all()
+    for other in (two, distributed):
+        assert other.audit.frame["solver_status"].equals(one.audit.frame["solver_status"])
+        assert np.allclose(other.audit.frame[["lower", "upper"]], one.audit.frame[[
+            "lower", "upper"]], rtol=1e-9, atol=1e-9, equal_nan=True)

@@ -195,7 +195,7 @@ def test_bad_base_is_rejected(bad):
 
 
 def test_unknown_rule_and_non_finite_values():
-    with pytest.raises(InputError, match="unknown rounding rule"):
+    with pytest.raises(InputError, match="unknown rule .banker.; choose one of conventional"):
         apply_rule(np.array([1.0]), 3, "banker")
     with pytest.raises(InputError, match="position 1"):
         apply_rule(np.array([1.0, np.nan]), 3, "unbiased")
@@ -581,6 +581,20 @@ def test_audit_finds_small_counts_pinned_down():
     # a controlled rounding of the same line leaves a range of two values: not narrow
     safe = round_table(line, 2, "controlled").audit
     assert safe.n_exact == 0 and safe.n_narrow == 0 and safe.min_width == 1.0
+    # as checks: the pinned release fails, the controlled one passes
+    assert (audit.passed, audit.status) == (False, "not protected")
+    assert (safe.passed, safe.status) == (True, "protected")
+
+
+def test_a_rounding_audit_cut_short_by_its_time_limit_is_not_shown_safe():
+    line = Table.from_aggregated(pd.DataFrame({"c": ["a", "b"], "value": [1.0, 0.0]}), ["c"])
+    rounded = round_table(line, 2, "controlled", audit=False).rounded
+    full = audit_rounding(line, rounded, 2, "controlled")
+    short = audit_rounding(line, rounded, 2, "controlled", time_limit=0.01)  # spent at once
+    assert full.complete and full.passed
+    assert not short.complete and short.n_exact == 0  # no range computed, none exact ...
+    assert (short.passed, short.status) == (False, "time-limited")  # ... yet not safe
+    assert short.to_dict()["status"] == "time-limited" and "time limit" in short.summary()
 
 
 # -- the result -------------------------------------------------------------------------------
@@ -607,7 +621,7 @@ def test_result_renderings():
 
 def test_round_table_input_errors():
     table = grid([[1, 2]])
-    with pytest.raises(InputError, match="unknown rounding method"):
+    with pytest.raises(InputError, match="unknown method .stochastic.; choose one of"):
         round_table(table, 5, "stochastic")
     with pytest.raises(InputError, match="tabsdc.Table"):
         round_table(table.values, 5)

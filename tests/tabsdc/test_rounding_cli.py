@@ -52,6 +52,18 @@ def test_round_jj_controlled(tmp_path, capsys):
     assert "Rounding to base 5 (controlled): optimal" in capsys.readouterr().out
 
 
+def test_round_takes_the_solver_of_the_api(tmp_path):
+    source = grid_table().to_jj(tmp_path / "t.jj")
+    base = ["round", str(source), "--base", "5", "--method", "controlled"]
+    cbc, highs = tmp_path / "cbc.json", tmp_path / "highs.json"
+    assert run([*base, "--solver", "cbc", "--json", str(cbc)]) == 0
+    assert run([*base, "--json", str(highs)]) == 0
+    same = [json.loads(p.read_text())["total_abs_deviation"] for p in (cbc, highs)]
+    assert same[0] == pytest.approx(same[1])  # both optimal
+    with pytest.raises(InputError, match="unknown solver 'simplex'; choose one of highs"):
+        run([*base, "--solver", "simplex", "--json", str(tmp_path / "x.json")])
+
+
 def test_round_csv_with_hierarchy_is_reproducible(tmp_path):
     tree = Hierarchy.from_parent_child({"g0": "Total", "g1": "Total", "a": "g0", "b": "g0",
                                         "c": "g1"})

@@ -588,7 +588,7 @@ def test_options_are_validated():
 def test_unknown_and_unavailable_solvers():
     assert available_solvers()[0] == "highs"
     assert "cbc" in available_solvers()
-    with pytest.raises(SolverError, match=r"'simplex' is unknown; available: highs, cbc"):
+    with pytest.raises(InputError, match=r"unknown solver 'simplex'; choose one of highs, cbc"):
         solve(wyndor(), "simplex")
     missing = [name for name in ("gurobi", "cplex") if name not in available_solvers()]
     if missing:

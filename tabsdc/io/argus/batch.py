@@ -17,7 +17,7 @@ READTABLE            read the tables of a ``.tab`` (``1``: compute totals, ``1T`
 APRIORI              an a-priori file (:mod:`tabsdc.io.argus.apriori`)
 RECODE               a global (``.grc``) or tree recode, or a hierarchy cut at a level;
                      like tau-ARGUS, it recodes the variable in every table that has it
-SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> heuristic (see
+SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> hypercube (see
                      below), RND -> controlled rounding, CTA -> controlled adjustment
 WRITETABLE           the output files of :mod:`tabsdc.io.argus.output`
 LOGBOOK              the log file
@@ -28,8 +28,8 @@ GOINTERACTIVE,       logged, nothing to do (no GUI); commands after them are sti
 GOBATCH, SILENT
 ===================  ====================================================================
 
-``GH`` (tau-ARGUS's hypercube method) runs :func:`tabsdc.suppression.suppress` with
-``method="heuristic"`` until the large-table method is part of the toolkit; the log says so.
+``GH`` (tau-ARGUS's hypercube method) runs :func:`tabsdc.suppression.suppress` with the
+toolkit's own ``method="hypercube"``; the log says so.
 Every protection is audited (:func:`tabsdc.audit.audit`) and the verdict logged. A command
 that is not supported (``<CKM>`` cell-key perturbation, linked tables with table number 0,
 ``<READTABLE> 2`` for non-additive tables, ``APRIORI`` with trivial-level expansion, the
@@ -42,11 +42,12 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -75,7 +76,11 @@ from tabsdc.io.argus.tables import (
     tabular_table,
     variable_hierarchy,
 )
-from tabsdc.table import Table
+from tabsdc.progress import Deadline, Progress
+from tabsdc.table import HIDDEN_STATUSES, Table
+
+if TYPE_CHECKING:
+    from sdcreport import Section
 
 __all__ = ["BatchCommand", "BatchResult", "parse_arb", "run_batch", "format_arb",
            "JobTable", "SUPPORTED_COMMANDS", "METHOD_OF"]
@@ -121,12 +126,76 @@ class JobTable:
 @dataclass(frozen=True)
 class BatchResult:
     """Outcome of :func:`run_batch`: the tables, the files written, the log lines, and
-    whether every protection run passed its check (audit, additivity, verification)."""
+    whether every protection run passed its check (audit, additivity, verification).
+
+    Keeps the result contract of :mod:`sdcreport.contract` (a check: ``passed``; ``status``
+    says it in words).
+    """
 
     tables: tuple[JobTable, ...]
     written: tuple[Path, ...]
     log: tuple[str, ...]
     passed: bool
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"passed"`` (every protection passed its check), ``"failed"``, or ``"nothing
+        protected"`` (no ``<SUPPRESS>`` ran)."""
+        if not any(job.outcome is not None for job in self.tables):
+            return "nothing protected"
+        return "passed" if self.passed else "failed"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per table: its label, the method that protected it, its cells and hidden
+        cells, and whether it passed its check (None when not protected)."""
+        rows = []
+        for number, job in enumerate(self.tables, start=1):
+            protected = job.protected
+            rows.append({
+                "table": number, "label": job.spec.label,
+                "method": job.outcome.method if job.outcome else None,
+                "cells": None if job.table is None else job.table.n_cells,
+                "hidden": None if protected is None else int(
+                    protected.cells["status"].isin(HIDDEN_STATUSES).sum()),
+                "passed": job.outcome.passed if job.outcome else None})
+        return pd.DataFrame(rows, columns=["table", "label", "method", "cells", "hidden",
+                                           "passed"]).set_index("table")
+
+    def summary(self) -> str:
+        """The verdict, then one line per table."""
+        lines = [f"tau-ARGUS batch: {len(self.tables)} table(s), {len(self.written)} file(s) "
+                 f"written, {self.status} ({self.seconds:.2f} s)"]
+        for number, row in self.to_frame().iterrows():
+            verdict = ("not protected" if row.method is None else
+                       f"{row.method}: " + ("passed" if row.passed else "FAILED"))
+            lines.append(f"  table {number} ({row.label}): {verdict}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: ``status``, ``passed``, ``seconds``, the files written and per
+        table its label, method, verdict and the protection result's ``to_dict()``."""
+        from sdcreport.report import jsonable
+
+        return jsonable({
+            "status": self.status, "passed": self.passed, "seconds": self.seconds,
+            "written": [str(p) for p in self.written],
+            "tables": [{"table": job.spec.label,
+                        "method": job.outcome.method if job.outcome else None,
+                        "passed": job.outcome.passed if job.outcome else None,
+                        "result": job.outcome.details if job.outcome else None}
+                       for job in self.tables]})
+
+    def to_report(self) -> Section:
+        """A report section: the verdict, the tables and the log."""
+        from sdcreport import Section
+
+        return (Section("tau-ARGUS batch job")
+                .add_metrics({"verdict": self.status, "tables": len(self.tables),
+                              "files written": len(self.written),
+                              "seconds": round(self.seconds, 3)})
+                .add_table(self.to_frame(), "Tables")
+                .add_text("\n".join(self.log)))
 
 
 def parse_arb(text: str, path: str = "<text>") -> list[BatchCommand]:
@@ -158,14 +227,15 @@ SUPPORTED_COMMANDS = ("OPENMICRODATA", "OPENTABLEDATA", "OPENMETADATA", "SPECIFY
 
 
 def run_batch(path: str | Path, *, time_limit: float | None = None,
-              progress: Callable[[str], None] | None = None) -> BatchResult:
+              progress: Progress | None = None) -> BatchResult:
     """Run a tau-ARGUS batch file.
 
     Parameters
     ----------
     path : path of the ``.arb`` file
     time_limit : float, optional
-        Seconds for each protection (overrides the batch file's own limits when smaller).
+        Total seconds for the whole job: each protection gets at most what is left (and at
+        most the batch file's own limit for it).
     progress : callable taking one str line, optional
         Receives every log line as it is written.
 
@@ -177,10 +247,12 @@ def run_batch(path: str | Path, *, time_limit: float | None = None,
     TabSDCError
         Naming file, line, command and reason.
     """
+    start = perf_counter()
+    deadline = Deadline(time_limit)
     path = Path(path)
     commands = parse_arb(path.read_text(encoding="latin-1"), str(path))
     with tempfile.TemporaryDirectory(prefix="tabsdc-argus-") as staging:
-        runner = _Runner(path.parent, Path(staging), time_limit, progress)
+        runner = _Runner(path.parent, Path(staging), deadline, progress)
         runner.say(f"Start of batch procedure; file: {path}")
         for command in commands:
             runner.say(f"<{command.keyword}> {command.argument}".rstrip())
@@ -198,17 +270,18 @@ def run_batch(path: str | Path, *, time_limit: float | None = None,
         runner.say("End of batch procedure")
         written = runner.publish()
     passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None)
-    return BatchResult(tuple(runner.tables), written, tuple(runner.lines), passed)
+    return BatchResult(tuple(runner.tables), written, tuple(runner.lines), passed,
+                       perf_counter() - start)
 
 
 class _Runner:
     """The state of a running batch file and one method per command."""
 
-    def __init__(self, folder: Path, staging: Path, time_limit: float | None,
-                 progress: Callable[[str], None] | None) -> None:
+    def __init__(self, folder: Path, staging: Path, deadline: Deadline,
+                 progress: Progress | None) -> None:
         self.folder = folder
         self.staging = staging
-        self.time_limit = time_limit
+        self.deadline = deadline
         self.progress = progress
         self.lines: list[str] = []
         self.logbook: Path | None = None
@@ -466,7 +539,8 @@ class _Runner:
             raise command.error(self._unsupported(name) if name == "CKM" else
                                 f"unknown method {name}; known: {', '.join(METHOD_OF)}")
         job = self._job(command, arguments[0])
-        job.outcome = protect(job.table, name, arguments[1:], time_limit=self.time_limit,
+        job.outcome = protect(job.table, name, arguments[1:],
+                              time_limit=self.deadline.solver_limit(),
                               progress=self.say, label=job.spec.label)
 
     def _writetable(self, command: BatchCommand) -> None:

@@ -7,10 +7,10 @@ tau-ARGUS                                   here
                                             ``method="optimal"``, ``time_limit = 60 minutes``
 ``MOD(t, minutes, ss, sm, mf[, ...])``      ``method="modular"`` (per sub-table limit);
                                             singleton protection on unless ss = sm = mf = 0
-``GH(t, bounds %, model size, singleton)``  ``method="hypercube"``: the large-table method
-                                            stands in for the hypercube for now; the
-                                            a-priori bounds percentage and model size have
-                                            no counterpart and are logged
+``GH(t, bounds %, model size, singleton)``  ``method="hypercube"``: the toolkit's own
+                                            hypercube method; the a-priori bounds
+                                            percentage and model size have no counterpart
+                                            and are logged
 ``NET(t)``                                  ``method="network"`` (two-dimensional tables)
 ``RND(t, base, steps, minutes, part, stop)`` :func:`~tabsdc.rounding.round_table`
                                             ``method="controlled"``, ``max_steps = steps``

@@ -1,4 +1,13 @@
-"""Per-column sums and counts, and the two ways of reducing them to one number."""
+"""Per-column sums and counts, and the two ways of reducing them to one number (shared by
+the distance, rank and matrix measures, the utility report and the studies).
+
+Examples
+--------
+>>> import numpy as np
+>>> sums = ColumnSums(np.array([2.0, 6.0]), np.array([2, 3]))
+>>> sums.per_column().tolist(), reduce_sums(sums, "mean"), reduce_sums(sums, "sum")
+([1.0, 2.0], 1.6, 8.0)
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,126 @@
+"""Witnesses in the audit: checked on the table, never trusted, and inside the exact intervals."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tabsdc.audit import audit
+from tabsdc.audit.witnesses import derived_cells, local_witness_bounds, witness_bounds
+from tabsdc.suppression import suppress
+from tests.tabsdc.test_parallel import small_hierarchical_table
+
+
+@pytest.mark.parametrize("seed", [4, 5, 9])
+def test_witness_bounds_lie_inside_the_exact_intervals(seed):
+    result = suppress(small_hierarchical_table(seed), "hypercube")
+    assert result.witnesses is not None and result.witnesses.shape[1] > 0
+    proven = audit(result.table, witnesses=result.witnesses)
+    exact = audit(result.table)
+    assert proven.protected and exact.protected
+    assert proven.witnesses == result.witnesses.shape[1]  # every structure passes the checks
+    by_witness = proven.frame["solver_status"] == "witness"
+    assert by_witness.sum() > 0.5 * len(proven.frame)
+    inner, outer = proven.frame[by_witness], exact.frame.loc[proven.frame.index[by_witness]]
+    slack = 1e-6 * np.maximum(1.0, np.abs(inner["value"]))
+    assert (outer["lower"] <= inner["lower"] + slack).all()
+    assert (outer["upper"] >= inner["upper"] - slack).all()
+    # the cells the LP bounded have the exact intervals, the ones given away are exact,
+    # and no sensitive cell is left unsettled
+    how = proven.frame["solver_status"]
+    rest = proven.frame[how == "optimal"]
+    assert np.allclose(rest[["lower", "upper"]], exact.frame.loc[rest.index, ["lower", "upper"]])
+    assert exact.frame.loc[proven.frame.index[how == "derived"], "exact"].all()
+    assert not (proven.frame["status"][how == "unsettled"] == "u").any()
+    # the suppression's own audit used them
+    assert result.audit.witnesses == proven.witnesses
+
+
+def test_a_witness_that_breaks_a_relation_or_moves_a_published_cell_is_dropped():
+    result = suppress(small_hierarchical_table(4), "hypercube")
+    table = result.table
+    hidden = result.suppressed
+    D = result.witnesses.tocsc()
+    good = D[:, [0]]
+    nudge = np.zeros((table.n_cells, 1))
+    nudge[np.flatnonzero(hidden)[0], 0] = 1.0
+    breaking = good + sp.csc_array(nudge)  # no longer in the relations' null space
+    published = np.flatnonzero(~hidden)[0]
+    moving = sp.csc_array(np.eye(table.n_cells)[:, [published]])  # moves a published cell
+    checks = witness_bounds(table.A, table.values, hidden, table.cells["lb"].to_numpy(float),
+                            table.cells["ub"].to_numpy(float), sp.hstack([good, breaking,
+                                                                          moving]))
+    assert checks.valid.tolist() == [True, False, False]
+
+
+def test_false_witnesses_cannot_make_an_unprotected_table_pass():
+    result = suppress(small_hierarchical_table(5), "hypercube")
+    table = result.table
+    status = table.cells["status"].to_numpy().copy()
+    status[result.secondary.to_numpy()] = "s"  # publish every secondary: primaries exposed
+    exposed = table.with_columns(status=status)
+    honest = audit(exposed)
+    assert not honest.protected
+    # witnesses claiming every primary moves freely (not in the relations' null space)
+    fake = sp.csc_array(np.eye(table.n_cells)[:, status == "u"])
+    claimed = audit(exposed, witnesses=sp.hstack([fake, result.witnesses]))
+    assert not claimed.protected
+    assert set(claimed.failures.index) == set(honest.failures.index)
+
+
+@settings(max_examples=15, deadline=None)
+@given(values=st.lists(st.integers(0, 50), min_size=3, max_size=3),
+       signs=st.lists(st.sampled_from([-2.0, -1.0, 1.0, 3.0]), min_size=2, max_size=2),
+       upper=st.integers(50, 120))
+def test_the_steps_stop_where_a_cell_meets_its_bound(values, signs, upper):
+    # x0 + x1 = x2 with x2 hidden and fixed by d[2] = 0: d = (s, -s, 0) scaled
+    a = np.array([values[0], values[1], values[0] + values[1]], dtype=float)
+    s = signs[0]
+    D = sp.csc_array(np.array([[s], [-s], [0.0]]))
+    A = sp.csr_array([[1.0, 1.0, -1.0]])
+    lb, ub = np.zeros(3), np.full(3, float(max(upper, a[2])))
+    w = witness_bounds(A, a, np.ones(3, bool), lb, ub, D)
+    # x0 ranges over [max(0, x2 - ub), min(ub, x2)] along this direction
+    assert w.upper[0] == pytest.approx(min(ub[0], a[2]))
+    assert w.lower[0] == pytest.approx(max(0.0, a[2] - ub[1]))
+    assert w.valid[0] == (w.upper[0] > w.lower[0])
+
+
+def test_parallel_bounds_equal_the_sequential_ones():
+    result = suppress(small_hierarchical_table(6), "heuristic")
+    one = audit(result.table)
+    two = audit(result.table, n_jobs=2)
+    # the same LP optima; warm starts from other bases differ only in rounding
+    assert np.allclose(one.frame[["lower", "upper"]].to_numpy(),
+                       two.frame[["lower", "upper"]].to_numpy(), rtol=1e-9, atol=1e-9)
+    assert one.frame["protected"].equals(two.frame["protected"])
+
+
+def test_local_witnesses_in_parallel_equal_the_sequential_ones():
+    result = suppress(small_hierarchical_table(7), "heuristic")
+    table, hidden = result.table, result.suppressed
+    args = (table.A, table.values, hidden, table.cells["lb"].to_numpy(float),
+            table.cells["ub"].to_numpy(float), np.flatnonzero(hidden))
+    one = local_witness_bounds(*args, hops=4)
+    two = local_witness_bounds(*args, hops=4, n_jobs=2)
+    assert np.allclose(one, two, rtol=1e-9, atol=1e-9, equal_nan=False)
+    exact = audit(table).frame  # the exact intervals contain the local ones
+    slack = 1e-6 * np.maximum(1.0, np.abs(exact["value"].to_numpy()))
+    assert (exact["lower"].to_numpy() <= one[0] + slack).all()
+    assert (exact["upper"].to_numpy() >= one[1] - slack).all()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_cells_given_away_by_elimination_have_point_intervals(seed):
+    table = small_hierarchical_table(seed)
+    rng = np.random.default_rng(seed)
+    hidden = rng.random(table.n_cells) < 0.3  # an arbitrary pattern
+    status = np.where(hidden, "m", "s")
+    status[(table.cells["status"] == "u").to_numpy() & hidden] = "u"
+    exposed = table.with_columns(status=status)
+    given_away = derived_cells(table.A, hidden)
+    assert given_away.sum() > 0 and not (given_away & ~hidden).any()
+    exact = audit(exposed).frame["exact"].to_numpy()
+    in_frame = given_away[hidden]
+    assert exact[in_frame].all()  # what elimination finds, the LP confirms
