@@ -119,9 +119,9 @@ def test_no_second_phase_after_a_first_that_overran(monkeypatch):
     np.testing.assert_array_equal(table.A @ (2 * closest.multiples), table.b)
 
 
-def test_after_an_exact_milp_that_overran_the_tabu_rounding_is_the_answer(monkeypatch):
-    """No time is left after the exact MILP: the balanced rounding the tabu search starts
-    from is returned as it is (no further MILP), additive, with its steps."""
+def _overrunning_solves(monkeypatch) -> list[float]:
+    """Make every MILP of controlled rounding run three times its time limit on a fake
+    clock and return nothing; the list of the limits it was given."""
     clock = [0.0]
     calls = []
 
@@ -134,6 +134,13 @@ def test_after_an_exact_milp_that_overran_the_tabu_rounding_is_the_answer(monkey
     monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
     monkeypatch.setattr(controlled_module, "solve", overrunning)
     monkeypatch.setattr(closest_module, "solve", overrunning)
+    return calls
+
+
+def test_after_an_exact_milp_that_overran_the_tabu_rounding_is_the_answer(monkeypatch):
+    """No time is left after the exact MILP: the balanced rounding the tabu search starts
+    from is returned as it is (no further MILP), additive, with its steps."""
+    calls = _overrunning_solves(monkeypatch)
     table = parity_cube()
     outcome = controlled_rounding(table, 2, time_limit=8.0)
     assert calls == [4.0]
@@ -145,18 +152,7 @@ def test_after_an_exact_milp_that_overran_the_tabu_rounding_is_the_answer(monkey
 def test_no_alternative_started_after_an_exact_milp_that_overran(monkeypatch):
     """Without a rounding of the tabu search (relations it cannot solve), an exact MILP
     that used the whole time leaves no answer: said so."""
-    clock = [0.0]
-    calls = []
-
-    def overrunning(problem, solver="highs", **options):
-        calls.append(options["time_limit"])
-        clock[0] += 3 * options["time_limit"]
-        return SolveResult.without_solution("no_solution", clock[0], solver,
-                                            "time limit reached")
-
-    monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
-    monkeypatch.setattr(controlled_module, "solve", overrunning)
-    monkeypatch.setattr(closest_module, "solve", overrunning)
+    calls = _overrunning_solves(monkeypatch)
     monkeypatch.setattr(controlled_module, "heuristic_rounding", lambda *a, **k: None)
     with pytest.raises(SolverError, match="used the whole time limit"):
         controlled_rounding(parity_cube(), 2, time_limit=8.0)
