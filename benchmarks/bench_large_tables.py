@@ -13,12 +13,15 @@ cells and the audit's verdict; GaussSuppression's recorded figures on the same r
 Usage::
 
     python benchmarks/bench_large_tables.py [INSTANCE ...] [--methods=hypercube,heuristic]
-        [--time-limit=SECONDS] [--n-jobs=N] [--no-audit=1]
+        [--time-limit=SECONDS] [--n-jobs=N] [--no-audit=1] [--audit-alone=1]
 
 Each (instance, method) runs in a fresh process, so every peak memory is that run's own.
 ``--no-audit=1`` times the method alone: the final audit :func:`tabsdc.suppression.suppress`
 runs is left out of that process (the ``audit`` column then says ``not run``); the method's
 own checks (for the hypercube method every certificate against the relations) still run.
+``--audit-alone=1`` also audits the pattern as a published table with no witnesses from
+the method: the audit searches hypercubes of hidden cells itself (``witnesses="search"``),
+what an office auditing a table protected elsewhere would run (``alone`` columns).
 """
 
 from __future__ import annotations
@@ -45,9 +48,10 @@ GAUSS = {
 
 
 def run_one(name: str, method: str, time_limit: float | None, n_jobs: int,
-            audited: bool = True) -> dict:
+            audited: bool = True, alone: bool = False) -> dict:
     """Build, suppress and audit one instance in this process; the figures as a dict."""
     import tabsdc.suppression
+    from tabsdc.audit import audit
     from tabsdc.suppression import suppress
 
     if not audited:  # this process only: the method without the final audit
@@ -62,7 +66,7 @@ def run_one(name: str, method: str, time_limit: float | None, n_jobs: int,
                       progress=lambda line: (lines.append(line), print("   ", line,
                                                                        file=sys.stderr)))
     audit_seconds = result.audit.seconds if result.audit is not None else np.nan
-    return {
+    figures = {
         "instance": name, "cells": table.n_cells, "primaries": primaries,
         "method": result.method, "status": result.status,
         "build s": round(build, 1),
@@ -74,10 +78,23 @@ def run_one(name: str, method: str, time_limit: float | None, n_jobs: int,
         "hidden": int(result.suppressed.sum()),
         "audit": ("clean" if result.protected else "not run" if not audited else
                   "none" if result.audit is None else "FAILED"),
-        "audit bounds": ("" if result.audit is None else ", ".join(
-            f"{n:,} {how}" for how, n in
-            result.audit.frame["solver_status"].value_counts().items())),
+        "audit bounds": "" if result.audit is None else _settled_by(result.audit),
     }
+    if alone:
+        verdict = audit(result.table, witnesses="search", n_jobs=n_jobs,
+                        progress=lambda line: print("   ", line, file=sys.stderr))
+        figures.update({
+            "alone s": round(verdict.seconds, 1),
+            "alone": "clean" if verdict.protected else "FAILED",
+            "alone bounds": _settled_by(verdict),
+            "peak MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)})
+    return figures
+
+
+def _settled_by(verdict) -> str:
+    """How the audit ``verdict`` settled the hidden cells, e.g. ``"9 witness, 1 derived"``."""
+    return ", ".join(f"{n:,} {how}" for how, n in
+                     verdict.frame["solver_status"].value_counts().items())
 
 
 def main(argv: list[str]) -> None:
@@ -88,7 +105,8 @@ def main(argv: list[str]) -> None:
         name, method = names[0], methods[0]
         limit = float(options["time-limit"]) if "time-limit" in options else None
         print(json.dumps(run_one(name, method, limit, int(options.get("n-jobs", "1")),
-                                 audited="no-audit" not in options)))
+                                 audited="no-audit" not in options,
+                                 alone="audit-alone" in options)))
         return
     rows = []
     for name in names:
@@ -97,7 +115,7 @@ def main(argv: list[str]) -> None:
         for method in methods:
             child = [sys.executable, __file__, name, f"--methods={method}", "--child=1",
                      *[f"--{k}={v}" for k, v in options.items()
-                       if k in ("time-limit", "n-jobs", "no-audit")]]
+                       if k in ("time-limit", "n-jobs", "no-audit", "audit-alone")]]
             out = subprocess.run(child, capture_output=False, stdout=subprocess.PIPE,
                                  text=True, check=True).stdout
             rows.append(json.loads(out.strip().splitlines()[-1]))

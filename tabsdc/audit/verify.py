@@ -24,6 +24,7 @@ from tabsdc.audit.witnesses import (
     local_witness_bounds,
     witness_bounds,
 )
+from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.errors import InputError
 from tabsdc.progress import Deadline, Progress, validate_time_limit
 from tabsdc.table import HIDDEN_STATUSES
@@ -54,7 +55,7 @@ def audit(
     q: float | None = None,
     integer: bool = False,
     release_intervals: bool = False,
-    witnesses: sp.sparray | sp.spmatrix | None = None,
+    witnesses: sp.sparray | sp.spmatrix | Literal["search"] | None = None,
     solver: str = "highs",
     time_limit: float | None = None,
     tol: float = 1e-6,
@@ -83,9 +84,13 @@ def audit(
     release_intervals : bool
         The intervals are to be published: also run the p/q-interval attack
         (:func:`tabsdc.audit.pq_interval_attack`) on them.
-    witnesses : sparse matrix (cells x k), optional
+    witnesses : sparse matrix (cells x k) or "search", optional
         Directions along which the published table allows the hidden cells to move (e.g.
-        :attr:`tabsdc.suppression.SuppressionResult.witnesses`). Each is checked on the table
+        :attr:`tabsdc.suppression.SuppressionResult.witnesses`), or ``"search"`` to look
+        for them in the pattern: hypercubes whose corners are all hidden, through every
+        sensitive hidden cell (:func:`tabsdc.audit.witness_search.search_witnesses`; a
+        table with dimensions). The audit of a large pattern from any source then takes
+        seconds to minutes instead of two LPs per hidden cell. Each is checked on the table
         (:func:`tabsdc.audit.witnesses.witness_bounds`: relations, pattern, bounds); a
         hidden cell whose checked witnesses already prove its protection (and that it is not
         exactly disclosed) gets those inner bounds, status ``"witness"``, instead of two
@@ -160,6 +165,9 @@ def audit(
     settled = derived = np.zeros(len(hidden_cells), dtype=bool)
     proof = None
     if witnesses is not None and not integer and not release_intervals:
+        if isinstance(witnesses, str):
+            check_choice("witnesses", witnesses, ("search",))
+            witnesses = search_witnesses(working, hidden, prior, q, progress)
         proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
                                                  deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,

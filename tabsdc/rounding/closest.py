@@ -455,7 +455,7 @@ def closest_additive_rounding(
         left = _deadline_left(deadline)
         first = solve(form.steps_program(), solver, mip_gap=mip_gap,
                       start=None if best is None else form.encode(best, False),
-                      time_limit=None if left is None else STEPS_SHARE * left)
+                      time_limit=None if left is None else STEPS_SHARE * left, within=left)
         if first.has_solution:
             candidate = form.decode(first.x)
             if best is None or _key(candidate, q, adjacent, base, table.values) < \
@@ -477,7 +477,7 @@ def closest_additive_rounding(
     second = None
     left = _deadline_left(deadline)
     if left is None or left >= MIN_PHASE_SECONDS:
-        second = solve(form.deviation_program(least), solver, time_limit=left,
+        second = solve(form.deviation_program(least), solver, within=left,
                        mip_gap=mip_gap, start=form.encode(best, True))
         if second.has_solution:
             candidate = form.decode(second.x)
@@ -522,10 +522,9 @@ def _neighbourhood_search(form: ParametricFormulation, multiples: np.ndarray, q:
             rest = np.flatnonzero(~chosen)
             chosen[rng.choice(rest, min(size - int(chosen.sum()), len(rest)),
                               replace=False)] = True
-        limit = NEIGHBOURHOOD_SECONDS if end is None else \
-            min(NEIGHBOURHOOD_SECONDS, max(end - time.perf_counter(), 1e-3))
         program, start = form.neighbourhood_program(chosen, w)
-        result = solve(program, solver, time_limit=limit, start=start)
+        result = solve(program, solver, time_limit=NEIGHBOURHOOD_SECONDS, start=start,
+                       within=None if end is None else end - time.perf_counter())
         solved += 1
         if not result.has_solution:
             size = max(10, size // 2)

@@ -66,6 +66,7 @@ def solve(
     threads: int | None = None,
     verbose: bool = False,
     start: object = None,
+    within: float | None = None,
 ) -> SolveResult:
     """Solve an LP/MILP with the named solver.
 
@@ -82,6 +83,11 @@ def solve(
         A starting solution of a MIP: HiGHS takes it as its first incumbent when it is
         feasible (:meth:`~tabsdc.solver.highs.HighsModel.set_start`), and so do PuLP's
         solvers that accept a warm start (``warmStart``, e.g. CBC); others solve without it.
+    within : float, optional
+        The most seconds the call may take from now: a caller with a deadline passes what
+        is left of it. The time limit is lowered to fit; for a HiGHS MIP, run in a worker
+        process that may answer a little after its limit, the fit leaves room for that and
+        for a new worker's start-up (:func:`~tabsdc.solver.isolated.solve_isolated`).
 
     Returns
     -------
@@ -114,6 +120,9 @@ def solve(
     """
     if not isinstance(problem, LinearProgram):
         raise InputError(f"problem must be a LinearProgram, got {type(problem).__name__}")
+    if within is not None:
+        within = max(float(within), 1e-3)
+        time_limit = within if time_limit is None else min(time_limit, within)
     options = SolveOptions(time_limit, mip_gap, threads, verbose)
     if start is not None:
         start = as_vector("start", start, problem.n_cols, f"the problem has {problem.n_cols} "
@@ -122,7 +131,7 @@ def solve(
     if solver == "highs":
         if problem.is_mip and options.time_limit is not None:
             # HiGHS's MIP may overrun its limit: a worker process ended after it
-            return solve_isolated(problem, options, start=start)
+            return solve_isolated(problem, options, start=start, within=within)
         return solve_highs(problem, options, start=start)
     check_choice("solver", solver, ("highs", *PULP_SOLVERS))
     if pulp_solver_class(solver) is None:

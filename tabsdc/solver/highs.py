@@ -247,6 +247,7 @@ class HighsModel:
         self._set_options()
         _check(_pass_model(self._highs, problem), "the model")
         self._all_cols = _int32(np.arange(problem.n_cols))
+        self._started = False  # a start is set for the next solve
 
     def _set_options(self) -> None:
         options = self._options
@@ -256,11 +257,10 @@ class HighsModel:
         if options.threads is not None:
             highs.setOptionValue("threads", int(options.threads))
 
-    def _run(self) -> highspy.HighsStatus:
-        """``run()`` with the time limit counted from now: HiGHS compares its ``time_limit``
-        option with the run time of all solves of the object together. In a search that a
-        Ctrl-C can stop, with HiGHS's interrupt callbacks (module text)."""
-        limit = self._options.time_limit
+    def _run(self, limit: float | None) -> highspy.HighsStatus:
+        """``run()`` with the time limit ``limit`` counted from now: HiGHS compares its
+        ``time_limit`` option with the run time of all solves of the object together. In a
+        search that a Ctrl-C can stop, with HiGHS's interrupt callbacks (module text)."""
         highs = self._highs
         highs.setOptionValue("time_limit", highspy.kHighsInf if limit is None else
                              float(limit) + float(highs.getRunTime()))
@@ -289,17 +289,50 @@ class HighsModel:
     def solve(self) -> SolveResult:
         """Solve the model in its current state.
 
+        A MIP solved from a start (:meth:`set_start`) whose answer is not consistent (the
+        objective HiGHS reports is not that of the point it returns: HiGHS 1.16 with
+        presolve may return the start with the objective and dual bound of another point)
+        is solved again without the start in the time left; with no time left the point is
+        returned as feasible, with its own objective and no bound.
+
         Returns
         -------
         SolveResult
             With ``solver="highs"``; see :class:`~tabsdc.solver.problem.SolveResult` and the
             module docstring for the status mapping.
         """
+        limit = self._options.time_limit
+        result = self._solve(limit)
+        started, self._started = self._started, False
+        objective = self._objective_of(result.x) if started and self._is_mip else None
+        if objective is None or abs(objective - result.objective) <= \
+                1e-6 * max(1.0, abs(objective)):
+            return result
+        why = "HiGHS returned its start with an objective that is not the start's"
+        left = None if limit is None else limit - result.seconds
+        if left is not None and left <= 0.05 * limit:
+            return replace(result, status="feasible", optimal=False, objective=objective,
+                           bound=None, gap=None,
+                           message=f"{result.message} ({why}: no bound; the time was up)")
+        self._highs.clearSolver()
+        again = self._solve(left)
+        return replace(again, seconds=result.seconds + again.seconds,
+                       message=f"{again.message} ({why}; solved again without it)")
+
+    def _objective_of(self, x: np.ndarray | None) -> float | None:
+        """The model's objective at ``x`` (None without a point)."""
+        if x is None:
+            return None
+        lp = self._highs.getLp()
+        return float(np.asarray(lp.col_cost_) @ x + lp.offset_)
+
+    def _solve(self, limit: float | None) -> SolveResult:
+        """One run of HiGHS within ``limit`` seconds, read into a :class:`SolveResult`."""
         highs = self._highs
         if self._options.threads is not None:
             highspy.Highs.resetGlobalScheduler(True)
         start = perf_counter()
-        run_status = self._run()
+        run_status = self._run(limit)
         elapsed = perf_counter() - start
         model_status = highs.getModelStatus()
         message = highs.modelStatusToString(model_status)
@@ -543,7 +576,7 @@ class HighsModel:
                                     np.zeros(self.n_cols)), "the objective")
         if not self._is_mip:
             highs.setOptionValue("simplex_strategy", 4)  # primal simplex
-        feasibility = self._run()
+        feasibility = self._run(self._options.time_limit)
         if feasibility == highspy.HighsStatus.kError or highs.getModelStatus() in _PROVEN:
             state = highs.modelStatusToString(highs.getModelStatus())
             raise SolverError(f"no point satisfies the model ({state})")
@@ -577,7 +610,7 @@ class HighsModel:
     def _extreme(self, sense: str, column: int) -> tuple[float, bool]:
         """Run the model with the current objective; (value, proven) of the column's bound."""
         highs = self._highs
-        self._run()
+        self._run(self._options.time_limit)
         model_status = highs.getModelStatus()
         if not self._is_mip and model_status not in (
                 _STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
@@ -585,7 +618,7 @@ class HighsModel:
             # lost its way on badly scaled data (values near 1e9); solve this bound afresh
             highs.clearSolver()
             highs.setOptionValue("simplex_strategy", 1)
-            self._run()
+            self._run(self._options.time_limit)
             highs.setOptionValue("simplex_strategy", 4)
             model_status = highs.getModelStatus()
         info = highs.getInfo()
@@ -626,6 +659,7 @@ class HighsModel:
             raise InputError(f"start has shape {x.shape}, the model has {self.n_cols} columns")
         index = np.arange(self.n_cols, dtype=np.int32)
         _check(self._highs.setSolution(self.n_cols, index, x), "the start solution")
+        self._started = True
 
     def set_interior_point(self, on: bool, *, crossover: bool = True) -> None:
         """Solve LPs by the interior point method or, off, by HiGHS's choice (the simplex

@@ -51,7 +51,7 @@ from tabsdc.suppression.modular import cell_coordinates
 from tabsdc.table import Table
 
 __all__ = ["Cover", "Evaluation", "Hypercube", "HypercubeSearch", "Pattern",
-           "clean_up_hypercubes", "hypercube_pattern", "line_vectors", "route_in_boxes",
+           "choose_hypercubes", "clean_up_hypercubes", "deviation_columns", "hypercube_pattern", "line_vectors", "route_in_boxes",
            "uncertified", "widen_cover", "WIDE_COMBINATIONS"]
 
 #: At most this many candidate hypercubes of one primary are evaluated (the vectors of
@@ -782,16 +782,25 @@ class Cover:
         for cell, chosen in self.structures.items():
             owners += [cell] * len(chosen)
             cubes += chosen
-        if not cubes:
-            return owners, cubes, sp.csc_array((n_cells, 0))
-        which = np.repeat(np.arange(len(cubes)), [len(c.cells) for c in cubes])
-        cells = np.concatenate([c.cells for c in cubes])
-        signs = np.concatenate([c.signs for c in cubes]).astype(float)
-        return owners, cubes, sp.csc_array((signs, (cells, which)),
-                                           shape=(n_cells, len(cubes)))
+        return owners, cubes, deviation_columns(cubes, n_cells)
 
 
-def _choose(search: HypercubeSearch, cell: int, pattern: Pattern,
+def deviation_columns(cubes: list[Hypercube], n_cells: int) -> sp.csc_array:
+    """The hypercubes ``cubes`` as columns of signs over ``n_cells`` cells (cells x cubes).
+
+    >>> cube = Hypercube(np.array([0, 2]), np.array([1, -1]), (UP,))
+    >>> deviation_columns([cube], 3).toarray().ravel().tolist()
+    [1.0, 0.0, -1.0]
+    """
+    if not cubes:
+        return sp.csc_array((n_cells, 0))
+    which = np.repeat(np.arange(len(cubes)), [len(c.cells) for c in cubes])
+    cells = np.concatenate([c.cells for c in cubes])
+    signs = np.concatenate([c.signs for c in cubes]).astype(float)
+    return sp.csc_array((signs, (cells, which)), shape=(n_cells, len(cubes)))
+
+
+def choose_hypercubes(search: HypercubeSearch, cell: int, pattern: Pattern,
             levels: tuple[float, float]) -> tuple[list[Hypercube], list[int]]:
     """The cheapest hypercube meeting both levels of ``cell`` (or one per direction when
     none meets both): their corners, and the directions no hypercube meets."""
@@ -870,7 +879,7 @@ def hypercube_pattern(
             changed = bool(new) and touched[proposal.grid].any() if proposal else False
             if proposal is None or (changed and proposal.pruned):
                 # (a pruned primary's vectors are those of its cheapest lines: chosen again)
-                chosen, missing = _choose(search, cell, pattern, as_tuples[cell])
+                chosen, missing = choose_hypercubes(search, cell, pattern, as_tuples[cell])
                 unmet += [Requirement(cell, d, as_tuples[cell][0 if d == UP else 1])
                           for d in missing]
             elif changed and proposal.added > 0:
@@ -914,7 +923,7 @@ def widen_cover(search: HypercubeSearch, cover: Cover) -> Cover:
     unmet = []
     for req in cover.unmet:
         levels = (req.level, 0.0) if req.direction == UP else (0.0, req.level)
-        chosen, missing = _choose(search, req.cell, pattern, levels)
+        chosen, missing = choose_hypercubes(search, req.cell, pattern, levels)
         if missing:
             unmet.append(req)
             continue

@@ -6,8 +6,10 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tabsdc import Table
 from tabsdc.audit import audit
 from tabsdc.audit.witnesses import derived_cells, local_witness_bounds, witness_bounds
+from tabsdc.errors import InputError
 from tabsdc.suppression import suppress
 from tests.tabsdc.test_parallel import small_hierarchical_table
 
@@ -124,3 +126,39 @@ def test_cells_given_away_by_elimination_have_point_intervals(seed):
     exact = audit(exposed).frame["exact"].to_numpy()
     in_frame = given_away[hidden]
     assert exact[in_frame].all()  # what elimination finds, the LP confirms
+
+
+@pytest.mark.parametrize("seed, method", [(4, "heuristic"), (5, "modular"), (9, "hypercube")])
+def test_witnesses_searched_in_any_pattern_agree_with_the_exact_audit(seed, method):
+    result = suppress(small_hierarchical_table(seed), method)
+    searched = audit(result.table, witnesses="search")
+    exact = audit(result.table)
+    assert searched.protected == exact.protected
+    how = searched.frame["solver_status"]
+    sensitive = searched.frame["status"] == "u"
+    # most sensitive cells are settled by a hypercube of hidden cells, without an LP
+    assert (how[sensitive] == "witness").mean() > 0.5
+    inner, outer = searched.frame[how == "witness"], exact.frame[how == "witness"]
+    slack = 1e-6 * np.maximum(1.0, np.abs(inner["value"]))
+    assert (outer["lower"] <= inner["lower"] + slack).all()
+    assert (outer["upper"] >= inner["upper"] - slack).all()
+    assert not (sensitive & (how == "unsettled")).any()
+
+
+def test_a_searched_audit_finds_the_primaries_a_pattern_exposes():
+    result = suppress(small_hierarchical_table(5), "hypercube")
+    status = result.table.cells["status"].to_numpy().copy()
+    status[result.secondary.to_numpy()] = "s"  # publish every secondary: primaries exposed
+    exposed = result.table.with_columns(status=status)
+    honest, searched = audit(exposed), audit(exposed, witnesses="search")
+    assert not searched.protected
+    assert set(searched.failures.index) == set(honest.failures.index)
+
+
+def test_searching_witnesses_needs_dimensions():
+    table = suppress(small_hierarchical_table(4), "hypercube").table
+    relations_only = Table(table.cells.reset_index(drop=True), table.A, table.b)
+    with pytest.raises(InputError, match="dimensions and hierarchies"):
+        audit(relations_only, witnesses="search")
+    with pytest.raises(InputError, match="witnesses"):
+        audit(table, witnesses="hypercubes")

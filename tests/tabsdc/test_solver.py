@@ -1,5 +1,6 @@
 import dataclasses
 import itertools
+from pathlib import Path
 
 import highspy
 import numpy as np
@@ -640,3 +641,31 @@ def test_kept_model_time_limit_counts_from_each_solve():
         assert model.solve().optimal
         _, limit = model._highs.getOptionValue("time_limit")
         assert limit == pytest.approx(5.0 + before)
+
+
+def start_misreport_program():
+    """A MILP on which HiGHS 1.16 with presolve, given a start, returns the start with a
+    wrong objective and bound (tests/data/solver/README.md), and that start."""
+    saved = np.load(Path(__file__).parents[1] / "data" / "solver" /
+                    "highs_start_misreport.npz")
+    A = sp.csr_array((saved["data"], saved["indices"], saved["indptr"]),
+                     shape=tuple(saved["shape"]))
+    program = LinearProgram(c=saved["c"], A=A, row_lower=saved["row_lower"],
+                            row_upper=saved["row_upper"], col_lower=saved["col_lower"],
+                            col_upper=saved["col_upper"], offset=float(saved["offset"]),
+                            integrality=np.ones(len(saved["c"]), dtype=bool))
+    return program, saved["start"]
+
+
+@pytest.mark.parametrize("time_limit", [None, 30.0])
+def test_a_start_never_yields_a_wrong_optimum(time_limit):
+    program, start = start_misreport_program()
+    assert program.c @ start + program.offset == 44.0
+    result = solve(program, start=start, time_limit=time_limit)
+    assert result.optimal and result.objective == pytest.approx(42.0)
+    assert result.bound == pytest.approx(42.0)
+    assert program.c @ result.x + program.offset == pytest.approx(42.0)
+    model = HighsModel(program)
+    model.set_start(start)
+    again = model.solve()
+    assert again.optimal and again.objective == pytest.approx(42.0)
