@@ -18,13 +18,13 @@ import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc.audit.intervals import IntervalAttack, Intervals
+from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.audit.witnesses import (
     WitnessBounds,
     derived_cells,
     local_witness_bounds,
     witness_bounds,
 )
-from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.errors import InputError
 from tabsdc.progress import Deadline, Progress, validate_time_limit
 from tabsdc.table import HIDDEN_STATUSES

@@ -51,8 +51,9 @@ from tabsdc.suppression.modular import cell_coordinates
 from tabsdc.table import Table
 
 __all__ = ["Cover", "Evaluation", "Hypercube", "HypercubeSearch", "Pattern",
-           "choose_hypercubes", "clean_up_hypercubes", "deviation_columns", "hypercube_pattern", "line_vectors", "route_in_boxes",
-           "uncertified", "widen_cover", "WIDE_COMBINATIONS"]
+           "choose_hypercubes", "clean_up_hypercubes", "deviation_columns",
+           "hypercube_pattern", "line_vectors", "route_in_boxes", "uncertified",
+           "widen_cover", "WIDE_COMBINATIONS"]
 
 #: At most this many candidate hypercubes of one primary are evaluated (the vectors of
 #: each dimension are pruned by the cost of their own line through the primary when the
