@@ -167,7 +167,7 @@ def audit(
     if witnesses is not None and not integer and not release_intervals:
         if isinstance(witnesses, str):
             check_choice("witnesses", witnesses, ("search",))
-            witnesses = search_witnesses(working, hidden, prior, q, progress)
+            witnesses = search_witnesses(working, hidden, prior, q, progress, deadline)
         proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
                                                  deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,

@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.table import Table
 
 __all__ = ["search_witnesses"]
@@ -37,6 +38,9 @@ def search_witnesses(
     prior: Literal["table", "pq"] = "table",
     q: float | None = None,
     progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
+    *,
+    batch: int = 128,
 ) -> sp.csc_array:
     """Hypercubes of hidden cells through the sensitive hidden cells, as witnesses.
 
@@ -51,7 +55,13 @@ def search_witnesses(
         The intruder's a-priori bounds, as in :func:`tabsdc.audit.audit`: each corner's
         room (``L = a - lb``, ``U = ub - a``, :func:`tabsdc.suppression.attacker.capacities`).
     progress : callable, optional
-        Receives one line: how many sensitive cells a hypercube serves.
+        Receives progress lines (within seconds, then at least every 10 s) and at the end
+        how many sensitive cells a hypercube serves.
+    deadline : Deadline, optional
+        The search stops when it expires; the cells not reached have no witness (the
+        audit then bounds them by LP, within the same deadline).
+    batch : int
+        Sensitive cells evaluated together (their grids held in memory at once).
 
     Returns
     -------
@@ -99,16 +109,26 @@ def search_witnesses(
     cells = table.cells
     sensitive = np.flatnonzero(hidden & (cells["status"].to_numpy() == "u"))
     levels = cells[["upl", "lpl"]].to_numpy(float)[sensitive]
-    search = HypercubeSearch(table, *capacities(table, prior, q), np.zeros(table.n_cells), hidden)
+    search = HypercubeSearch(table, *capacities(table, prior, q), np.zeros(table.n_cells),
+                             hidden)
     pattern = search.pattern(hidden)
-    proposals = search.batch_cheapest(sensitive, pattern, levels)
-    cubes = [p.cube for p in proposals if p is not None]
-    # no candidate meets both levels: one hypercube per direction where there is one
-    for k in (k for k, p in enumerate(proposals) if p is None):
-        cubes += choose_hypercubes(search, int(sensitive[k]), pattern,
-                                   (float(levels[k, 0]), float(levels[k, 1])))[0]
-    if progress is not None:
-        both = sum(p is not None for p in proposals)
-        progress(f"witness search: {len(cubes):,} hypercubes of hidden cells; {both:,} of "
-                 f"{len(sensitive):,} sensitive hidden cells have one meeting both levels")
+    deadline = deadline or Deadline(None)
+    reporter = ProgressReporter(progress, "witness search", len(sensitive), unit="cells")
+    cubes: list = []
+    both = searched = 0
+    for start in range(0, len(sensitive), batch):  # a batch's grids held at a time
+        if deadline.expired:
+            break
+        reporter.update(start, f"{len(cubes):,} hypercubes of hidden cells")
+        cells, rows = sensitive[start:start + batch], levels[start:start + batch]
+        proposals = search.batch_cheapest(cells, pattern, rows)
+        cubes += [p.cube for p in proposals if p is not None]
+        both += sum(p is not None for p in proposals)
+        # no candidate meets both levels: one hypercube per direction where there is one
+        for k in (k for k, p in enumerate(proposals) if p is None):
+            cubes += choose_hypercubes(search, int(cells[k]), pattern,
+                                       (float(rows[k, 0]), float(rows[k, 1])))[0]
+        searched = start + len(cells)
+    reporter.finish(searched, f"{len(cubes):,} hypercubes of hidden cells; {both:,} of the "
+                    f"{len(sensitive):,} sensitive hidden cells have one meeting both levels")
     return deviation_columns(cubes, table.n_cells)

@@ -19,6 +19,7 @@ import pytest
 from tabsdc import Table
 from tabsdc.audit import audit
 from tabsdc.cli import main
+from tests.tabsdc.test_interrupts import interrupt_after, sigint
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,10 +37,6 @@ def grid_jj(path: Path, k: int = 40, share: float = 0.08, seed: int = 1) -> Tabl
     table = table.with_columns(status=np.where(primary, "u", "s"), lpl=level, upl=level)
     table.to_jj(path)
     return table
-
-
-def sigint() -> None:
-    signal.raise_signal(signal.SIGINT)
 
 
 def run_interrupted(argv: list[str], at: str, cwd: Path) -> tuple[int, str]:
@@ -172,14 +169,7 @@ def test_adjust_keeps_the_heuristics_adjustment(tmp_path, monkeypatch, capsys):
 def test_round_keeps_the_milps_rounding(tmp_path, monkeypatch, capsys):
     import tabsdc.rounding.controlled as controlled
 
-    real = controlled.solve
-
-    def then_interrupted(*args, **kwargs):
-        found = real(*args, **kwargs)
-        sigint()
-        return found
-
-    monkeypatch.setattr(controlled, "solve", then_interrupted)
+    interrupt_after(monkeypatch, controlled, "solve")
     # three dimensions: controlled rounding is a MILP, not a flow
     rng = np.random.default_rng(0)
     cells = pd.MultiIndex.from_product([list("abcde"), list("vwxyz"), list("pqr")],

@@ -26,6 +26,18 @@ def sigint() -> None:
     signal.raise_signal(signal.SIGINT)
 
 
+def interrupt_after(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+    """Make ``module.name`` send this process a Ctrl-C once it has returned."""
+    real = getattr(module, name)
+
+    def then_interrupted(*args, **kwargs):
+        found = real(*args, **kwargs)
+        sigint()
+        return found
+
+    monkeypatch.setattr(module, name, then_interrupted)
+
+
 def hard_milp() -> LinearProgram:
     """A 0-1 multi-knapsack HiGHS does not solve in a minute (400 columns, 200 rows)."""
     rng = np.random.default_rng(0)
@@ -278,14 +290,7 @@ def test_the_cta_milp_keeps_its_solution_and_polishes_it(monkeypatch):
     import tabsdc.cta.milp as milp
     from tabsdc.cta import adjust
 
-    real = milp.solve_with_cuts
-
-    def then_interrupted(*args, **kwargs):
-        found = real(*args, **kwargs)
-        sigint()
-        return found
-
-    monkeypatch.setattr(milp, "solve_with_cuts", then_interrupted)
+    interrupt_after(monkeypatch, milp, "solve_with_cuts")
     with interrupts.on_interrupt("keep"):
         result = adjust(cta_table(), "milp")
     assert result.interrupted and result.verification.passed
@@ -304,14 +309,7 @@ def test_controlled_rounding_keeps_the_milps_rounding(monkeypatch):
     import tabsdc.rounding.controlled as controlled
     from tabsdc.rounding import round_table
 
-    real = controlled.solve
-
-    def then_interrupted(*args, **kwargs):
-        found = real(*args, **kwargs)
-        sigint()
-        return found
-
-    monkeypatch.setattr(controlled, "solve", then_interrupted)
+    interrupt_after(monkeypatch, controlled, "solve")
     with interrupts.on_interrupt("keep"):
         result = round_table(counts_table(), 5, engine="milp", audit=False)
     assert result.interrupted and result.additive and result.exists

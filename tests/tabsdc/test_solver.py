@@ -1,6 +1,5 @@
 import dataclasses
 import itertools
-from pathlib import Path
 
 import highspy
 import numpy as np
@@ -23,6 +22,8 @@ from tabsdc.solver import (
 from tabsdc.solver.highs import highs_status
 from tabsdc.solver.problem import PROOF_ABS_GAP, PROOF_REL_GAP, relative_gap
 from tabsdc.solver.pulp_backend import build_pulp_problem, pulp_status
+
+from ..conftest import DATA
 
 INF = np.inf
 BACKENDS = ["highs", "cbc"]
@@ -646,8 +647,7 @@ def test_kept_model_time_limit_counts_from_each_solve():
 def start_misreport_program():
     """A MILP on which HiGHS 1.16 with presolve, given a start, returns the start with a
     wrong objective and bound (tests/data/solver/README.md), and that start."""
-    saved = np.load(Path(__file__).parents[1] / "data" / "solver" /
-                    "highs_start_misreport.npz")
+    saved = np.load(DATA / "solver" / "highs_start_misreport.npz")
     A = sp.csr_array((saved["data"], saved["indices"], saved["indptr"]),
                      shape=tuple(saved["shape"]))
     program = LinearProgram(c=saved["c"], A=A, row_lower=saved["row_lower"],
