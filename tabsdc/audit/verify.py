@@ -114,9 +114,9 @@ def audit(
         Receives progress lines (bounds done, rate, time left; within seconds, then at least
         every 10 s), e.g. :func:`print_progress`.
     n_jobs, client
-        Share the LP bounds of each block among ``n_jobs`` processes or the workers of a
-        ``dask.distributed`` client (:func:`tabsdc.parallel.parallel_map`); the intervals
-        are the same.
+        Share the LP bounds of each block (and the witness search, the local witnesses)
+        among ``n_jobs`` processes or the workers of a ``dask.distributed`` client
+        (:func:`tabsdc.parallel.parallel_map`); the intervals are the same.
 
     Returns
     -------
@@ -167,7 +167,8 @@ def audit(
     if witnesses is not None and not integer and not release_intervals:
         if isinstance(witnesses, str):
             check_choice("witnesses", witnesses, ("search",))
-            witnesses = search_witnesses(working, hidden, prior, q, progress, deadline)
+            witnesses = search_witnesses(working, hidden, prior, q, progress, deadline,
+                                         n_jobs=n_jobs, client=client)
         proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
                                                  deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,

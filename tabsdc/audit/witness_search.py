@@ -20,12 +20,14 @@ the cells no witness settles local or exact LPs.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
+from tabsdc.parallel import parallel_map, resolve_jobs
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.table import Table
 
@@ -41,6 +43,8 @@ def search_witnesses(
     deadline: Deadline | None = None,
     *,
     batch: int = 128,
+    n_jobs: int | None = 1,
+    client: Any = None,
 ) -> sp.csc_array:
     """Hypercubes of hidden cells through the sensitive hidden cells, as witnesses.
 
@@ -62,6 +66,10 @@ def search_witnesses(
         audit then bounds them by LP, within the same deadline).
     batch : int
         Sensitive cells evaluated together (their grids held in memory at once).
+    n_jobs, client
+        Share the sensitive cells among processes or a Dask cluster
+        (:func:`tabsdc.parallel.parallel_map`: one slice each, in order; each cell's
+        hypercube does not depend on the others', so the witnesses are the same).
 
     Returns
     -------
@@ -93,42 +101,82 @@ def search_witnesses(
     >>> {label: sign for label, sign in zip(table.cells.index, column) if sign}
     {('a', 'x'): 1.0, ('a', 'y'): -1.0, ('b', 'x'): -1.0, ('b', 'y'): 1.0}
     """
-    # the hypercube search and the rooms live with the methods that build patterns
-    from tabsdc.suppression.attacker import capacities
-    from tabsdc.suppression.hypercube import (
-        HypercubeSearch,
-        choose_hypercubes,
-        deviation_columns,
-    )
+    # the hypercube search lives with the method that builds patterns from it
+    from tabsdc.suppression.hypercube import deviation_columns
 
     if not table.dims:
         raise InputError("searching witnesses needs a table with dimensions and hierarchies "
                          "(this one has relations only, e.g. read from a JJ file); audit it "
                          "without witnesses")
     hidden = np.asarray(hidden, dtype=bool)
-    cells = table.cells
-    sensitive = np.flatnonzero(hidden & (cells["status"].to_numpy() == "u"))
-    levels = cells[["upl", "lpl"]].to_numpy(float)[sensitive]
-    search = HypercubeSearch(table, *capacities(table, prior, q), np.zeros(table.n_cells),
-                             hidden)
-    pattern = search.pattern(hidden)
+    sensitive = np.flatnonzero(hidden & (table.cells["status"].to_numpy() == "u"))
     deadline = deadline or Deadline(None)
-    reporter = ProgressReporter(progress, "witness search", len(sensitive), unit="cells")
-    cubes: list = []
-    both = searched = 0
-    for start in range(0, len(sensitive), batch):  # a batch's grids held at a time
-        if deadline.expired:
-            break
-        reporter.update(start, f"{len(cubes):,} hypercubes of hidden cells")
-        cells, rows = sensitive[start:start + batch], levels[start:start + batch]
-        proposals = search.batch_cheapest(cells, pattern, rows)
-        cubes += [p.cube for p in proposals if p is not None]
-        both += sum(p is not None for p in proposals)
-        # no candidate meets both levels: one hypercube per direction where there is one
-        for k in (k for k, p in enumerate(proposals) if p is None):
-            cubes += choose_hypercubes(search, int(cells[k]), pattern,
-                                       (float(rows[k, 0]), float(rows[k, 1])))[0]
-        searched = start + len(cells)
-    reporter.finish(searched, f"{len(cubes):,} hypercubes of hidden cells; {both:,} of the "
-                    f"{len(sensitive):,} sensitive hidden cells have one meeting both levels")
+    search = _Search(table, hidden, prior, q, batch)
+    if client is None and resolve_jobs(n_jobs) <= 1:
+        cubes, both = search.cubes(sensitive, deadline, progress)
+    else:  # one slice per worker: each builds the search once
+        workers = resolve_jobs(n_jobs) if client is None else max(1, len(
+            client.scheduler_info().get("workers", {})))
+        slices = np.array_split(sensitive, max(1, min(len(sensitive), workers)))
+        if progress is not None:
+            progress(f"witness search: {len(sensitive):,} sensitive hidden cells in "
+                     f"{len(slices)} parallel tasks")
+        parts = parallel_map(search.task, [(part, deadline.solver_limit()) for part in slices],
+                             n_jobs=n_jobs, client=client)
+        cubes = [cube for part, _ in parts for cube in part]
+        both = sum(n for _, n in parts)
+        if progress is not None:
+            progress(f"witness search: {_found(cubes, both, len(sensitive))}")
     return deviation_columns(cubes, table.n_cells)
+
+
+def _found(cubes: list, both: int, sensitive: int) -> str:
+    return (f"{len(cubes):,} hypercubes of hidden cells; {both:,} of the {sensitive:,} "
+            "sensitive hidden cells have one meeting both levels")
+
+
+@dataclass(frozen=True)
+class _Search:
+    """The search on one table and pattern (picklable, for parallel tasks)."""
+
+    table: Table
+    hidden: np.ndarray
+    prior: str
+    q: float | None
+    batch: int
+
+    def task(self, task: tuple[np.ndarray, float | None]) -> tuple[list, int]:
+        cells, seconds = task
+        return self.cubes(cells, Deadline(seconds), None)
+
+    def cubes(self, sensitive: np.ndarray, deadline: Deadline,
+              progress: Callable[[str], None] | None) -> tuple[list, int]:
+        """The hypercubes through ``sensitive`` (in order) and how many cells have one
+        meeting both levels."""
+        # the hypercube search and the rooms live with the methods that build patterns
+        from tabsdc.suppression.attacker import capacities
+        from tabsdc.suppression.hypercube import HypercubeSearch, choose_hypercubes
+
+        table, hidden = self.table, self.hidden
+        levels = table.cells[["upl", "lpl"]].to_numpy(float)[sensitive]
+        search = HypercubeSearch(table, *capacities(table, self.prior, self.q),
+                                 np.zeros(table.n_cells), hidden)
+        pattern = search.pattern(hidden)
+        reporter = ProgressReporter(progress, "witness search", len(sensitive), unit="cells")
+        cubes: list = []
+        both = searched = 0
+        for start in range(0, len(sensitive), self.batch):  # a batch's grids at a time
+            if deadline.expired:
+                break
+            reporter.update(start, f"{len(cubes):,} hypercubes of hidden cells")
+            cells, rows = sensitive[start:start + self.batch], levels[start:start + self.batch]
+            for cell, row, proposal in zip(cells.tolist(), rows.tolist(), search.batch_cheapest(
+                    cells, pattern, rows), strict=True):
+                if proposal is not None:
+                    cubes.append(proposal.cube)
+                    both += 1
+                else:  # none meets both levels: one per direction where there is one
+                    cubes += choose_hypercubes(search, cell, pattern, tuple(row))[0]
+            searched = start + len(cells)
+        reporter.finish(searched, _found(cubes, both, len(sensitive)))
+        return cubes, both

@@ -162,3 +162,13 @@ def test_searching_witnesses_needs_dimensions():
         audit(relations_only, witnesses="search")
     with pytest.raises(InputError, match="witnesses"):
         audit(table, witnesses="hypercubes")
+
+
+def test_the_witness_search_in_parallel_finds_the_same_witnesses():
+    from tabsdc.audit.witness_search import search_witnesses
+
+    result = suppress(small_hierarchical_table(7), "heuristic")
+    one = search_witnesses(result.table, result.suppressed)
+    two = search_witnesses(result.table, result.suppressed, n_jobs=2, batch=16)
+    assert one.shape[1] > 0 and one.shape == two.shape
+    assert (abs(one - two)).sum() == 0
