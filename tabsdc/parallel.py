@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 from tabsdc.errors import InputError, TabSDCError
 
-__all__ = ["parallel_map", "ParallelError", "resolve_jobs"]
+__all__ = ["parallel_map", "ParallelError", "resolve_jobs", "worker_count"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,6 +50,18 @@ def resolve_jobs(n_jobs: int | None) -> int:
     if not isinstance(n_jobs, int) or n_jobs < 1:
         raise InputError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
     return n_jobs
+
+
+def worker_count(n_jobs: int | None, client: Any = None) -> int:
+    """How many tasks run at once: the workers of a ``dask.distributed`` client, else
+    :func:`resolve_jobs` of ``n_jobs``.
+
+    >>> worker_count(2), worker_count(None)
+    (2, 1)
+    """
+    if client is None:
+        return resolve_jobs(n_jobs)
+    return max(1, len(client.scheduler_info().get("workers", {})))
 
 
 def parallel_map(

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from tabsdc.errors import InputError, SolverError
-from tabsdc.parallel import parallel_map, resolve_jobs
+from tabsdc.parallel import parallel_map, resolve_jobs, worker_count
 from tabsdc.progress import Deadline, Progress, ProgressReporter
 from tabsdc.solver import HighsModel, LinearProgram, solve
 from tabsdc.table import DEFAULT_TOLERANCE
@@ -230,8 +230,7 @@ class IntervalAttack:
         if problem is None or self.solver != "highs":
             return self._component(members, columns, 0, ProgressReporter(None, "", 1),
                                    deadline)
-        workers = resolve_jobs(n_jobs) if client is None else max(1, len(
-            client.scheduler_info().get("workers", {})))
+        workers = worker_count(n_jobs, client)
         slices = np.array_split(columns, min(len(columns), 4 * workers))
         tasks = [(problem, part, deadline.solver_limit()) for part in slices]
         try:

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
-from tabsdc.parallel import parallel_map, resolve_jobs
+from tabsdc.parallel import parallel_map, resolve_jobs, worker_count
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.table import Table
 
@@ -115,8 +115,7 @@ def search_witnesses(
     if client is None and resolve_jobs(n_jobs) <= 1:
         cubes, both = search.cubes(sensitive, deadline, progress)
     else:  # one slice per worker: each builds the search once
-        workers = resolve_jobs(n_jobs) if client is None else max(1, len(
-            client.scheduler_info().get("workers", {})))
+        workers = worker_count(n_jobs, client)
         slices = np.array_split(sensitive, max(1, min(len(sensitive), workers)))
         if progress is not None:
             progress(f"witness search: {len(sensitive):,} sensitive hidden cells in "

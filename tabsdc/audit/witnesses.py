@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from tabsdc.errors import InputError, SolverError
 from tabsdc.network import neighbourhood
-from tabsdc.parallel import parallel_map, resolve_jobs
+from tabsdc.parallel import parallel_map, resolve_jobs, worker_count
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.solver import HighsModel, LinearProgram
 
@@ -242,8 +242,7 @@ def local_witness_bounds(
                            np.asarray(ub, dtype=float), hops)
     if client is None and resolve_jobs(n_jobs) <= 1:
         return problem.bounds(cells, deadline, progress)
-    workers = resolve_jobs(n_jobs) if client is None else max(1, len(
-        client.scheduler_info().get("workers", {})))
+    workers = worker_count(n_jobs, client)
     slices = np.array_split(cells, max(1, min(len(cells), 4 * workers)))
     if progress is not None:
         progress(f"local witnesses: {len(cells):,} cells in {len(slices)} parallel tasks")
