@@ -243,6 +243,7 @@ def controlled_rounding(
     >>> outcome.status, outcome.engine, outcome.solve.objective
     ('optimal', 'network (highs)', 16.0)
     """
+    began = time.perf_counter()  # time_limit is the time of the whole call
     check_choice("engine", engine, ENGINES)
     if max_steps is not None and not (isinstance(max_steps, int) and not isinstance(
             max_steps, bool) and max_steps >= 0):
@@ -265,13 +266,14 @@ def controlled_rounding(
                                  result, np.zeros(len(q), dtype=int),
                                  "the relations form a network: a controlled rounding always "
                                  "exists and the flow LP's optimal vertex is integral")
-    began = time.perf_counter()
     problem = LinearProgram(
         c=up - down, A=table.A, row_lower=table.b / base - table.A @ q,
         row_upper=table.b / base - table.A @ q, col_lower=np.zeros(len(q)), col_upper=capacity,
         integrality=np.ones(len(q), dtype=bool), offset=float(down.sum()))
     result = solve(problem, solver, mip_gap=mip_gap,
-                   time_limit=None if time_limit is None else EXACT_SHARE * time_limit)
+                   time_limit=None if time_limit is None else EXACT_SHARE * time_limit,
+                   within=None if time_limit is None else
+                   time_limit - (time.perf_counter() - began))
     note = f"MILP: {reason}"
     if not result.has_solution and interrupts.stopping():
         raise KeyboardInterrupt("no controlled rounding was found before the interrupt")
