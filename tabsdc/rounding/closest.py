@@ -39,8 +39,9 @@ neighbourhood would be every parameter (that is phase 1). Every phase
 ends with a rounding at least as good as the one it started from, so the answer never
 depends on HiGHS finding a first solution in time.
 
-Time: ``time_limit`` seconds for all of it; after the neighbourhood search, phase 1 gets
-:data:`STEPS_SHARE` of what is left and phase 2 the rest. A phase is not started with less
+Time: ``time_limit`` seconds for all of it, :data:`FINISH_SHARE` of it kept at the end for
+the answer; after the neighbourhood search, phase 1 gets :data:`STEPS_SHARE` of what is left
+and phase 2 the rest, each asked to answer within it (``solve(..., within=)``). A phase is not started with less
 than :data:`MIN_PHASE_SECONDS` left when a rounding is already at hand (it is the answer).
 
 Certificates. The fewest extra steps are bounded below by HiGHS's dual bound of phase 1
@@ -80,6 +81,10 @@ __all__ = ["ClosestRounding", "closest_additive_rounding", "CellFormulation",
 
 #: Share of the time left after the neighbourhood search for phase 1 (fewest extra steps).
 STEPS_SHARE = 0.6
+
+#: Share of ``time_limit`` kept at its end to decode, check and report the answer (the last
+#: phase's solve may answer at the very end of the time it is given).
+FINISH_SHARE = 0.01
 
 #: No phase is started with less time than this (seconds) unless a starting rounding
 #: guarantees its answer: HiGHS's branch and cut can overrun a tiny limit by a whole round
@@ -425,7 +430,8 @@ def closest_additive_rounding(
     """
     if not (isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps >= 1):
         raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    deadline = None if time_limit is None else \
+        time.perf_counter() + (1 - FINISH_SHARE) * time_limit
     adjacent = (r > 0).astype(float)
     form: CellFormulation | ParametricFormulation
     if incumbent is not None and incumbent.solutions.G.nnz <= PARAMETRIC_FILL * table.A.nnz:

@@ -167,13 +167,14 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
         new = worker.process is None or worker.process.poll() is not None or worker.fresh
         process = worker.running()
         if within is not None:
-            wait = within - (start_time - called)
-            options = replace(options, time_limit=min(
-                options.time_limit, time_limit_within(max(wait, 0.0), startup=new)))
-        else:
-            wait = options.time_limit + grace_seconds(options.time_limit)
-            if worker.fresh:
-                wait += _START_SECONDS
+            options = replace(options, time_limit=min(options.time_limit, time_limit_within(
+                max(within - (start_time - called), 0.0), startup=new)))
+        # ended a grace after its limit, and never later than ``within``
+        wait = options.time_limit + grace_seconds(options.time_limit)
+        if worker.fresh:
+            wait += _START_SECONDS
+        if within is not None:
+            wait = min(wait, within - (start_time - called))
         worker.fresh = False
         extras = {"start": start, "interior": interior, "crossover": crossover}
         payload = pickle.dumps((problem, options, extras), protocol=pickle.HIGHEST_PROTOCOL)
