@@ -41,8 +41,9 @@ depends on HiGHS finding a first solution in time.
 
 Time: ``time_limit`` seconds for all of it, :data:`FINISH_SHARE` of it kept at the end for
 the answer; after the neighbourhood search, phase 1 gets :data:`STEPS_SHARE` of what is left
-and phase 2 the rest, each asked to answer within it (``solve(..., within=)``). A phase is not started with less
-than :data:`MIN_PHASE_SECONDS` left when a rounding is already at hand (it is the answer).
+and phase 2 the rest, each asked to answer within it (``solve(..., within=)``). A phase is
+not started with less than :data:`MIN_PHASE_SECONDS` left when a rounding is already at
+hand (it is the answer).
 
 Certificates. The fewest extra steps are bounded below by HiGHS's dual bound of phase 1
 (rounded up), and by 1 when the exact MILP proved that no controlled rounding exists. That
