@@ -1173,9 +1173,9 @@ def uncertified(A: sp.sparray, cover: Cover, pattern: np.ndarray, down: np.ndarr
               if level > 0 and (cell, direction) not in unmet]
     if not cubes:
         return [Requirement(c, d, cover.levels[c][0 if d == UP else 1]) for c, d in wanted]
-    which = np.repeat(np.arange(len(cubes)), [len(c.cells) for c in cubes])
-    cells = np.concatenate([c.cells for c in cubes])
-    signs = np.concatenate([c.signs for c in cubes]).astype(float)
+    # the corners as the audit reads them: the nonzeros of each column
+    cells, signs = deviations.indices, deviations.data
+    which = np.repeat(np.arange(len(cubes)), np.diff(deviations.indptr))
     residual = abs(sp.csr_array(A) @ deviations).max(axis=0).toarray().ravel()
     published_corners = np.bincount(which, weights=~pattern[cells], minlength=len(cubes))
     good = (residual == 0) & (published_corners == 0)
