@@ -3,6 +3,12 @@
 The script reads the same file, builds the same table, applies the same rules and protection
 and writes the same publishable file and report, so a job prepared in the browser can be
 rerun in batch (``python job.py``) or edited.
+
+Every string that came from the person or their file (the file name, column names, codes,
+the symbol of hidden cells, every parameter) enters the script as a Python literal
+(:func:`repr`) or as a number converted by Python, never as code: a file whose name
+closes a string and calls ``os.system`` is just a file name in the script, and a Windows
+path with backslashes does not break it.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from tabsdc.ui.choices import rules_from_spec
 __all__ = ["session_script"]
 
 
-def session_script(spec: dict[str, Any]) -> str:
-    """The script of a session's choices (see :class:`tabsdc.ui.session.Session`).
+def session_script(spec: dict[str, Any], symbol: str = "x") -> str:
+    """The script of a session's choices (see :class:`tabsdc.ui.session.Session`); hidden
+    cells of the publishable file show ``symbol``.
 
     Examples
     --------
@@ -33,7 +40,7 @@ def session_script(spec: dict[str, Any]) -> str:
     source = spec.get("source", "data.csv")
     data = spec.get("data") or {}
     lines = [
-        f'"""Protection of {source}, as prepared in the tabsdc web app."""',
+        repr(f"Protection of {source}, as prepared in the tabsdc web app."),
         "",
         "from pathlib import Path",
         "",
@@ -45,6 +52,7 @@ def session_script(spec: dict[str, Any]) -> str:
         "from tabsdc.release import write_publishable",
         "",
         f"SOURCE = Path({source!r})",
+        f"SYMBOL = {str(symbol)!r}  # what hidden cells show in the publishable file",
         "",
     ]
     if data.get("kind") == "jj":
@@ -119,7 +127,8 @@ def _protect_lines(spec: dict[str, Any]) -> list[str]:
                 f"result = suppress(table, {spec.get('algorithm', 'optimal')!r}, "
                 f"{spec.get('cost', 'value')!r}, time_limit={time_limit!r})",
                 "print(result.summary())",
-                "write_publishable(result.table, SOURCE.stem + '_publishable.csv')"]
+                "write_publishable(result.table, SOURCE.stem + '_publishable.csv', "
+                "symbol=SYMBOL)"]
     if method == "rounding":
         lines = ["from tabsdc.rounding import round_table"]
         if spec.get("column", "value") != "value":
@@ -130,10 +139,10 @@ def _protect_lines(spec: dict[str, Any]) -> list[str]:
             f"{spec.get('rule', 'controlled')!r}, seed={seed!r}, time_limit={time_limit!r})",
             "print(result.summary())",
             "write_publishable(result.table.with_columns(status='s'), "
-            "SOURCE.stem + '_publishable.csv')"]
+            "SOURCE.stem + '_publishable.csv', symbol=SYMBOL)"]
     return ["from tabsdc.cta import adjust",
             f"result = adjust(table, {spec.get('algorithm', 'heuristic')!r}, 'inverse', "
             f"time_limit={time_limit!r}, seed={seed!r})",
             "print(result.summary())",
             "write_publishable(result.table.with_columns(status='s'), "
-            "SOURCE.stem + '_publishable.csv')"]
+            "SOURCE.stem + '_publishable.csv', symbol=SYMBOL)"]

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 import secrets
 import shutil
 import tempfile
 import threading
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from time import monotonic
 from typing import Any
 
 import numpy as np
@@ -30,7 +32,7 @@ from tabsdc.rules import RulesResult, apply_rules
 from tabsdc.table import Table
 from tabsdc.ui.choices import TOP_CONTRIBUTIONS, hierarchy_from_spec, rules_from_spec
 from tabsdc.ui.inputs import Dataset, read_parent_child, read_upload
-from tabsdc.ui.jobs import Job
+from tabsdc.ui.jobs import Job, JobSlots
 from tabsdc.ui.script import session_script
 from tabsdc.ui.tasks import TASKS
 from tabsdc.validation import check_choice
@@ -51,6 +53,8 @@ class Session:
         Largest upload in bytes.
     root : path, optional
         Where the session's temporary folder is made (default: the system's).
+    slots : JobSlots, optional
+        The app's count of running jobs (each job of the session takes one).
 
     Examples
     --------
@@ -66,28 +70,46 @@ class Session:
     False
     """
 
-    def __init__(self, max_upload: int, root: str | Path | None = None) -> None:
+    def __init__(self, max_upload: int, root: str | Path | None = None,
+                 slots: JobSlots | None = None) -> None:
         self.id = secrets.token_urlsafe(16)
+        self.slots = slots
+        self.last_seen = monotonic()
+        self.left_at: float | None = None
         self.max_upload = int(max_upload)
         self.folder = Path(tempfile.mkdtemp(prefix="tabsdc-ui-", dir=root))
         self.lock = threading.RLock()
         self.spec: dict[str, Any] = {}
+        self.stem = "table"
         self.source: Dataset | Table | None = None
         self.hierarchy_files: dict[str, Hierarchy] = {}
         self.table: Table | None = None
         self.rules: RulesResult | None = None
         self.job: Job | None = None
+        self._collected: Job | None = None
         self.protection: Any = None
         self.attack: Any = None
         self.bases: Any = None
 
+    def touch(self) -> None:
+        """A sign of life from the page (it is open, or came back after leaving)."""
+        self.last_seen = monotonic()
+        self.left_at = None
+
     # -- step 1: data ----------------------------------------------------------------------
     def upload_path(self, name: str) -> Path:
-        """Where an upload called ``name`` is stored (inside the session folder)."""
-        safe = Path(name).name.replace("\x00", "") or "upload"
+        """Where an upload called ``name`` is stored, inside the session folder, under a name
+        of the session's making: the letters, digits, dots, dashes and underscores of the
+        file's own name (at most 100 characters), its type kept. The name as given is only
+        shown and written into the script (as a string literal)."""
+        if not name.strip():
+            raise InputError("the upload has no file name")
+        path = PureWindowsPath(PurePosixPath(name).name)  # no folder, whatever the system
+        stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem).strip("._")[:100] or "upload"
+        suffix = re.sub(r"[^A-Za-z0-9.]+", "", path.suffix.lower())[:12]
         folder = self.folder / "uploads"
         folder.mkdir(exist_ok=True)
-        return folder / safe
+        return folder / f"{stem}{suffix}"
 
     def load_source(self, path: Path, name: str) -> dict[str, Any]:
         """Read an uploaded data or JJ file; the later steps start afresh. A file that
@@ -96,6 +118,7 @@ class Session:
         with self.lock:
             self._reset_after("data")
             self.source = source
+            self.stem = path.stem
             self.spec = {"source": name}
             self.hierarchy_files = {}
             if isinstance(source, Table):
@@ -231,7 +254,7 @@ class Session:
                              "seed": _integer(spec.get("seed"))}
             self._reset_after("protect")
             self.spec["protect"] = {k: v for k, v in spec.items()}
-            self.job = Job("protect", TASKS[method], arguments, time_limit)
+            self.job = Job("protect", TASKS[method], arguments, time_limit, self.slots)
             return self.job.to_dict()
 
     def start_base_choice(self, spec: dict[str, Any]) -> dict[str, Any]:
@@ -242,7 +265,7 @@ class Session:
             candidates = [int(b) for b in spec.get("candidates", [2, 3, 4, 5, 10])]
             self.job = Job("bases", TASKS["bases"], {
                 "table": self._rounding_input(spec), "candidates": candidates,
-                "method": spec.get("rule", "controlled")})
+                "method": spec.get("rule", "controlled")}, slots=self.slots)
             return self.job.to_dict()
 
     def start_attack(self, q: float) -> dict[str, Any]:
@@ -254,7 +277,7 @@ class Session:
                 raise InputError("the p/q-interval attack needs a suppressed table: run "
                                  "suppression first")
             self.job = Job("attack", TASKS["attack"],
-                           {"table": self.protection.table, "q": float(q)})
+                           {"table": self.protection.table, "q": float(q)}, slots=self.slots)
             self.spec["attack"] = {"q": float(q)}
             return self.job.to_dict()
 
@@ -263,15 +286,8 @@ class Session:
         with self.lock:
             if self.job is None:
                 return {"state": "none"}
-            was_running = self.job.state == "running"
-            state = self.job.poll().to_dict()
-            if was_running and self.job.state == "done":
-                if self.job.kind == "protect":
-                    self.protection = self.job.result
-                elif self.job.kind == "attack":
-                    self.attack = self.job.result
-                else:
-                    self.bases = self.job.result
+            state = self.job.to_dict()
+            self._collect()
             if self.job.kind == "bases" and self.bases is not None:
                 state["bases"] = _records(self.bases.to_frame())
                 state["chosen"] = self.bases.base
@@ -316,12 +332,12 @@ class Session:
         from tabsdc.release import write_publishable
 
         with self.lock:
-            stem = Path(self.spec.get("source", "table")).stem
+            stem = self.stem
             folder = self.folder / "downloads"
             folder.mkdir(exist_ok=True)
             if kind == "script":
                 path = folder / f"{stem}_protect.py"
-                path.write_text(session_script(self.spec), encoding="utf-8")
+                path.write_text(session_script(self.spec, symbol), encoding="utf-8")
                 return path
             published = self._published()
             if kind == "publishable":
@@ -370,8 +386,22 @@ class Session:
                 path.unlink(missing_ok=True)
             raise
 
+    def _collect(self) -> None:
+        """Keep a finished job's result in the session (once per job)."""
+        job = self.job
+        if job is None or job.state != "done" or job is self._collected:
+            return
+        self._collected = job
+        if job.kind == "protect":
+            self.protection = job.result
+        elif job.kind == "attack":
+            self.attack = job.result
+        else:
+            self.bases = job.result
+
     def _check_no_job(self) -> None:
-        if self.job is not None and self.job.poll().state == "running":
+        self._collect()
+        if self.job is not None and self.job.running:
             raise InputError("a computation is running: wait for it or cancel it first")
 
     def _dataset(self) -> Dataset:
@@ -402,6 +432,7 @@ class Session:
         return table.with_columns(value=table.cells[column].to_numpy(dtype=float))
 
     def _protection(self) -> Any:
+        self._collect()
         if self.protection is None:
             raise InputError("protect the table first (step Protect)")
         return self.protection

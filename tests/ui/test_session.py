@@ -187,7 +187,7 @@ def test_base_choice_job_gives_the_quality_table(session):
 
 def test_a_cancelled_job_stops_its_worker_process():
     job = Job("test", slow_count, {"seconds": 60})
-    while not job.poll().lines:
+    while not job.lines:
         time.sleep(0.05)
     pid = job.pid
     assert job.cancel().state == "cancelled"

@@ -394,7 +394,12 @@ async function start() {
   selectOptions("c-algorithm", data.options.cta);
   $("c-algorithm").value = "heuristic";
   wire();
-  window.addEventListener("pagehide", () => navigator.sendBeacon(`/api/${session}/close`));
+  // A closed tab's session ends soon after (a reload comes back within the grace); an open
+  // page says it is alive every minute, so only closed or killed tabs' sessions end.
+  window.addEventListener("pagehide", (event) => {
+    if (!event.persisted) navigator.sendBeacon(`/api/${session}/leave`);
+  });
+  setInterval(() => fetch(`/api/${session}/ping`).catch(() => {}), 60000);
 }
 
 start();
