@@ -5,7 +5,9 @@ interior cells (one row per cell), or a tau-ARGUS / sdcTable JJ file (a whole ta
 file is kept twice: as pandas reads it (numbers parsed exactly as :func:`pandas.read_csv`
 does, so values agree with a script's) and as text (codes such as ``"01"`` keep their
 leading zeros). Dimension and hierarchy columns are taken from the text copy, the response,
-weight and holding columns from the parsed one.
+weight and holding columns from the parsed one. A CSV file is read in the dialect
+:func:`~tabsdc.ui.dialect.detect_dialect` finds (separator, decimal mark, thousands
+separator, encoding), and the page says which.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from tabsdc.errors import InputError
+from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.table import Table
+from tabsdc.ui.dialect import CsvDialect, detect_dialect
 
 __all__ = ["DATA_SUFFIXES", "TABLE_SUFFIXES", "Dataset", "read_dataset", "read_upload",
            "read_parent_child"]
@@ -33,33 +36,40 @@ PREVIEW_ROWS = 12
 @dataclass(frozen=True)
 class Dataset:
     """An uploaded data file: ``numbers`` as pandas parses it, ``text`` with every cell as a
-    string (missing values as empty strings); ``sep`` the separator of a CSV file."""
+    string (missing values as empty strings); ``dialect`` how a CSV file is written (None
+    for Parquet and Excel files)."""
 
     name: str
     numbers: pd.DataFrame
     text: pd.DataFrame
-    sep: str = ","
+    dialect: CsvDialect | None = None
 
     def column_types(self) -> list[dict[str, object]]:
         """One entry per column: name, ``number`` or ``text``, distinct values, missing
-        values and a few examples."""
+        values, blank codes, a few examples, and for a text column whose values are mostly
+        numbers, why it is not numeric."""
         rows = []
         for column in self.numbers.columns:
             series = self.numbers[column]
+            numeric = pd.api.types.is_numeric_dtype(series)
             rows.append({
                 "name": str(column),
-                "type": "number" if pd.api.types.is_numeric_dtype(series) else "text",
+                "type": "number" if numeric else "text",
                 "distinct": int(series.nunique()),
                 "missing": int(series.isna().sum()),
+                "blank": int(self.text[column].str.strip().eq("").sum()),
                 "examples": ", ".join(self.text[column].drop_duplicates().head(4)),
+                "note": "" if numeric else self._not_numeric(column),
             })
         return rows
 
     def preview(self, rows: int = PREVIEW_ROWS) -> dict[str, object]:
-        """The first ``rows`` rows as text, with the column types (for the page)."""
+        """The first ``rows`` rows as text, with the column types and how the file was
+        read (for the page)."""
         head = self.text.head(rows)
         return {"name": self.name, "rows": len(self.text), "columns": self.column_types(),
-                "head": head.to_numpy().tolist(), "header": [str(c) for c in head.columns]}
+                "head": head.to_numpy().tolist(), "header": [str(c) for c in head.columns],
+                "read_as": None if self.dialect is None else self.dialect.describe()}
 
     def codes(self, column: str) -> pd.Series:
         """A code column as text; raises :class:`InputError` naming an unknown column."""
@@ -67,20 +77,62 @@ class Dataset:
         return self.text[column]
 
     def numeric(self, column: str) -> pd.Series:
-        """A numeric column; raises :class:`InputError` when it holds text."""
+        """A numeric column; raises :class:`InputError` when it holds text or has missing
+        values, naming the first line of the file concerned."""
         self.require(column)
         series = self.numbers[column]
         if not pd.api.types.is_numeric_dtype(series):
-            bad = pd.to_numeric(series, errors="coerce").isna() & series.notna()
-            row = int(bad.to_numpy().argmax())
-            raise InputError(f"{self.name}: column {column!r} must hold numbers; row "
-                             f"{row + 2} holds {series.iloc[row]!r}")
+            raise InputError(f"{self.name}: column {column!r} must hold numbers; "
+                             f"{self._not_numeric(column)}")
+        missing = series.isna().to_numpy()
+        if missing.any():
+            first = int(missing.argmax())
+            more = int(missing.sum()) - 1
+            raise InputError(f"{self.name}: column {column!r} has no value on "
+                             f"{self._line(first)}" + (f" (and on {more} more rows)" if more
+                                                       else "")
+                             + "; fill in the values, or remove these rows")
         return series
+
+    def blank_warnings(self, dims: list[str]) -> list[str]:
+        """A sentence for each dimension with blank codes: those rows form a category of
+        their own (the code ``""``)."""
+        out = []
+        for dim in dims:
+            blank = self.codes(dim).str.strip().eq("").to_numpy()
+            if blank.any():
+                out.append(f"{dim}: {int(blank.sum())} rows have a blank code (the first on "
+                           f"{self._line(int(blank.argmax()))}); they form a category of "
+                           "their own, shown as (blank): fill in the codes if they belong "
+                           "elsewhere")
+        return out
 
     def require(self, column: str) -> None:
         if column not in self.numbers.columns:
             raise InputError(f"{self.name}: no column {column!r} (columns: "
                              f"{', '.join(map(str, self.numbers.columns))})")
+
+    def _line(self, row: int) -> str:
+        """Where data row ``row`` (from 0) is in the file: a line of a CSV or Excel file
+        (the header is line 1), a row of a Parquet file."""
+        if Path(self.name).suffix.lower() == ".parquet":
+            return f"row {row + 1}"
+        return f"line {row + 2}"
+
+    def _not_numeric(self, column: str) -> str:
+        """Why a text column is not read as numbers: how many of its values are not
+        numbers (in the file's dialect), and the first one."""
+        text = self.text[column].str.strip()
+        if self.dialect is not None:
+            if self.dialect.thousands:
+                text = text.str.replace(self.dialect.thousands, "", regex=False)
+            text = text.str.replace(self.dialect.decimal, ".", regex=False)
+        bad = (pd.to_numeric(text, errors="coerce").isna() & text.ne("")).to_numpy()
+        if not bad.any():
+            return ""
+        first = int(bad.argmax())
+        return (f"{int(bad.sum())} of {len(bad)} values are not numbers, the first "
+                f"{self.text[column].iloc[first]!r} on {self._line(first)}")
 
 
 def read_upload(path: Path, name: str) -> Dataset | Table:
@@ -94,7 +146,8 @@ def read_upload(path: Path, name: str) -> Dataset | Table:
     Raises
     ------
     InputError
-        An unknown suffix, an empty or unreadable file (the reader's message is kept).
+        An unknown suffix, an empty or unreadable file (the reader's message is kept, with
+        the file's name where it named the session's copy).
 
     Examples
     --------
@@ -107,7 +160,10 @@ def read_upload(path: Path, name: str) -> Dataset | Table:
     """
     suffix = Path(name).suffix.lower()
     if suffix in TABLE_SUFFIXES:
-        return Table.from_jj(path)
+        try:
+            return Table.from_jj(path)
+        except TabSDCError as error:
+            raise type(error)(str(error).replace(str(path), name)) from None
     if suffix not in DATA_SUFFIXES:
         allowed = ", ".join((*DATA_SUFFIXES, *TABLE_SUFFIXES))
         raise InputError(f"{name}: files of type {suffix or '(no suffix)'!r} cannot be read; "
@@ -116,9 +172,10 @@ def read_upload(path: Path, name: str) -> Dataset | Table:
 
 
 def read_dataset(path: Path, name: str) -> Dataset:
-    """A CSV (comma or semicolon separated), Parquet or Excel file as a :class:`Dataset`."""
+    """A CSV (in the dialect :func:`~tabsdc.ui.dialect.detect_dialect` finds), Parquet or
+    Excel file as a :class:`Dataset`."""
     suffix = Path(name).suffix.lower()
-    sep = ","
+    dialect = None
     try:
         if suffix == ".parquet":
             numbers = pd.read_parquet(path)
@@ -127,34 +184,33 @@ def read_dataset(path: Path, name: str) -> Dataset:
             numbers = pd.read_excel(path)
             text = pd.read_excel(path, dtype=str).fillna("")
         else:
-            sep = _separator(path)
-            numbers = pd.read_csv(path, sep=sep)
-            text = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+            dialect = detect_dialect(path)
+            options = dialect.read_options()
+            numbers = pd.read_csv(path, **options)
+            text = pd.read_csv(path, **options, dtype=str, keep_default_na=False)
     except ImportError as error:
         raise InputError(f"{name}: reading {suffix} files needs an extra package "
                          f"({error})") from error
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as error:
-        raise InputError(f"{name}: not a readable {suffix.lstrip('.')} file ({error})"
-                         ) from error
+        read_as = "" if dialect is None else f", read with {dialect.describe()}"
+        raise InputError(f"{name}: not a readable {suffix.lstrip('.')} file "
+                         f"({str(error).replace(str(path), name)}{read_as})") from error
     if numbers.empty or not len(numbers.columns):
         raise InputError(f"{name}: the file holds no rows")
     numbers.columns = [str(c) for c in numbers.columns]
     text.columns = numbers.columns
-    return Dataset(name, numbers, text, sep)
+    return Dataset(name, numbers, text, dialect)
 
 
 def read_parent_child(path: Path, name: str) -> Hierarchy:
-    """A hierarchy from an uploaded CSV with columns ``parent`` and ``child``."""
+    """A hierarchy from an uploaded CSV with columns ``parent`` and ``child`` (in the
+    dialect :func:`~tabsdc.ui.dialect.detect_dialect` finds)."""
     if Path(name).suffix.lower() not in (".csv", ".txt"):
         raise InputError(f"{name}: a hierarchy file must be a CSV with columns parent,child")
+    dialect = detect_dialect(path)
     try:
-        frame = pd.read_csv(path, sep=_separator(path), dtype=str, keep_default_na=False)
+        frame = pd.read_csv(path, sep=dialect.sep, encoding=dialect.encoding, dtype=str,
+                            keep_default_na=False)
     except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as error:
         raise InputError(f"{name}: not a readable CSV file ({error})") from error
     return Hierarchy.from_parent_child(frame)
-
-
-def _separator(path: Path) -> str:
-    with open(path, encoding="utf-8-sig", errors="replace") as handle:
-        header = handle.readline()
-    return ";" if header.count(";") > header.count(",") else ","
