@@ -47,7 +47,8 @@ DEFAULT_MAX_JOBS = max(2, os.cpu_count() or 1)
 HOST = "127.0.0.1"
 
 _MEDIA = {"publishable": "text/csv", "internal-csv": "text/csv", "internal-jj": "text/plain",
-          "report": "text/html", "script": "text/plain"}
+          "report": "text/html", "script": "text/plain",
+          "notebook": "application/x-ipynb+json"}
 
 
 class UploadTooLarge(InputError):
@@ -107,13 +108,16 @@ def create_app(max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
             return await run_in_threadpool(method, session, body)
         return api(handler)
 
+    def info() -> dict[str, Any]:
+        """What the page needs to know of the app: its upload limit, the methods offered."""
+        return {"max_upload_mb": max_upload_mb, "options": options()}
+
     async def new_session(request: Request) -> Response:
         try:
             session = await run_in_threadpool(sessions.create)
         except LimitReached as error:
             return _error_response(error)
-        return JSONResponse({"id": session.id, "max_upload_mb": max_upload_mb,
-                             "options": options()})
+        return JSONResponse({"id": session.id, **info()})
 
     async def upload(session: Session, request: Request) -> Any:
         name = request.query_params.get("name", "")
@@ -129,6 +133,10 @@ def create_app(max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
         symbol = request.query_params.get("symbol", "x")
         path = await run_in_threadpool(session.download, kind, symbol)
         return FileResponse(path, media_type=_MEDIA.get(kind), filename=path.name)
+
+    async def script(session: Session, request: Request) -> Any:
+        return await run_in_threadpool(session.script,
+                                       request.query_params.get("symbol", "x"))
 
     async def leave(request: Request) -> Response:
         sessions.leave(request.path_params["sid"])
@@ -164,6 +172,8 @@ def create_app(max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
         Route("/favicon.ico", lambda request: Response(status_code=204)),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
         Route("/api/session", new_session, methods=["POST"]),
+        Route("/api/session/info", lambda request: JSONResponse(info()), methods=["GET"]),
+        Route("/api/{sid}/state", call(lambda s, b: s.state()), methods=["GET"]),
         Route("/api/{sid}/ping", call(lambda s, b: {"alive": True}), methods=["GET"]),
         Route("/api/{sid}/leave", leave, methods=["POST"]),
         Route("/api/{sid}/upload", api(upload), methods=["POST"]),
@@ -172,6 +182,8 @@ def create_app(max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
             _object(b, "data"), _object(b, "hierarchies"))), methods=["POST"]),
         Route("/api/{sid}/rules", call(lambda s, b: s.apply_rules(
             _object(b, "rules"), _object(b, "view"))), methods=["POST"]),
+        Route("/api/{sid}/view", call(lambda s, b: s.view(_object(b, "view"))),
+              methods=["POST"]),
         Route("/api/{sid}/protect", call(Session.start_protection), methods=["POST"]),
         Route("/api/{sid}/bases", call(Session.start_base_choice), methods=["POST"]),
         Route("/api/{sid}/attack", call(lambda s, b: s.start_attack(b.get("q", 20))),
@@ -179,6 +191,7 @@ def create_app(max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
         Route("/api/{sid}/job", call(lambda s, b: s.job_state()), methods=["GET"]),
         Route("/api/{sid}/cancel", call(lambda s, b: s.cancel()), methods=["POST"]),
         Route("/api/{sid}/check", call(lambda s, b: s.check()), methods=["GET"]),
+        Route("/api/{sid}/script", api(script), methods=["GET"]),
         Route("/api/{sid}/download/{kind}", api(download), methods=["GET"]),
         Route("/api/{sid}/close", api(close), methods=["POST"]),
     ]

@@ -238,10 +238,14 @@ class Session:
             self.refused.pop("rules", None)
             self.spec["rules"] = {k: spec[k] for k in ("p", "pq", "nk", "freq", "freq_level")
                                   if spec.get(k) is not None}
-            return {"primary": int(result.primary.sum()), "cells": table.n_cells,
-                    "per_rule": {name: int(result.flags[name].sum())
-                                 for name in result.flags.columns},
-                    "map": self._grid(result.table, view)}
+            return self._rules_info(view)
+
+    def _rules_info(self, view: dict[str, Any] | None) -> dict[str, Any]:
+        result = self.rules
+        return {"primary": int(result.primary.sum()), "cells": result.table.n_cells,
+                "per_rule": {name: int(result.flags[name].sum())
+                             for name in result.flags.columns},
+                "map": self._grid(result.table, view)}
 
     def view(self, view: dict[str, Any]) -> dict[str, Any]:
         """The status map of another 2-D view (``rows``, ``columns``) of the table of step
@@ -367,7 +371,8 @@ class Session:
                 if self.attack is not None:
                     out["attack"] = {"passed": bool(self.attack.protected),
                                      "summary": self.attack.summary(),
-                                     "explanation": _attack_words(audit, self.attack)}
+                                     "explanation": _attack_words(
+                                         audit, self.attack, self.spec["attack"]["q"])}
             elif method == "rounding":
                 exact = 0 if result.audit is None else result.audit.n_exact
                 out.update(passed=bool(result.additive) and exact == 0, statistics=records(
@@ -432,6 +437,8 @@ class Session:
                 out["source"] = self._source_info()
             if self.table is not None and isinstance(self.source, Dataset):
                 out["table"] = self._table_info()
+            if self.rules is not None:
+                out["rules"] = self._rules_info(None)
             if self.job is not None:
                 out["job"] = self.job_state()
             out["protected"] = self.protection is not None
@@ -607,7 +614,7 @@ def _rule_error_words(error: Exception) -> str:
     return text
 
 
-def _attack_words(audit: Any, attack: Any) -> str:
+def _attack_words(audit: Any, attack: Any, q: float) -> str:
     """How the attack's counts relate to the verdict at the top of the Check step."""
     frame = attack.frame
     sensitive = frame["status"] == "u"
@@ -616,7 +623,7 @@ def _attack_words(audit: Any, attack: Any) -> str:
              f"shown as a symbol, to an intruder who knows the published cells and the "
              f"table's a-priori bounds: {'every' if audit.protected else 'not every'} "
              "primary cell is protected. This panel asks about a better-informed intruder, "
-             f"who already knows every value within q = {attack.q:g} %.",
+             f"who already knows every value within q = {q:g} %.",
              f"From the published table, {kept} of the {int(sensitive.sum())} primary "
              "cells keep the protection they need"
              + ("." if kept == int(sensitive.sum()) else

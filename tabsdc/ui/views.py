@@ -24,7 +24,7 @@ MAX_MAP_CODES = 250
 #: What each status letter means, in the page's words.
 STATUS_NAMES = {"s": "published", "u": "primary (sensitive)", "m": "secondary (hidden)",
                 "x": "secondary (hidden)", "z": "empty, published as is",
-                "w": "dummy"}
+                "w": "dummy", "-": "no such cell"}
 
 
 def ordered_codes(hierarchy: Hierarchy) -> list[tuple[str, int]]:

@@ -117,7 +117,9 @@ def test_protect_the_business_survey_in_the_browser(served, browser, api_ruled,
     p.clear()
     p.send_keys("10")
     wait_for(browser, lambda d: text(d, "primary-count") == expected_primaries)
-    wait_for(browser, lambda d: d.find_element(By.ID, "rules-map").get_attribute("src"))
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#rules-map td.st-u"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#rules-map td.st-u")) == int(
+        (api_ruled.pivot("A88", "NUTS2", "status") == "u").sum().sum())
     shoot(browser, "3_rules")
     click(browser, "rules-next")
     Select(browser.find_element(By.ID, "s-algorithm")).select_by_value("optimal")
