@@ -75,9 +75,13 @@ class CsvDialect:
     thousands: str | None = None
 
     def read_options(self) -> dict[str, Any]:
-        """The keywords of :func:`pandas.read_csv` for this dialect."""
-        return {"sep": self.sep, "decimal": self.decimal, "thousands": self.thousands,
-                "encoding": self.encoding}
+        """The keywords of :func:`pandas.read_csv` for this dialect (its Python engine when
+        the thousands separator is not an ASCII character: the C engine takes one byte)."""
+        options = {"sep": self.sep, "decimal": self.decimal, "thousands": self.thousands,
+                   "encoding": self.encoding}
+        if self.thousands is not None and not self.thousands.isascii():
+            options["engine"] = "python"
+        return options
 
     def describe(self) -> str:
         """What was detected, in words."""

@@ -40,6 +40,8 @@ __all__ = ["Session"]
 
 #: Rows of the audit table sent to the page (the downloads hold every row).
 MAX_ROWS_SHOWN = 300
+#: The files a session offers.
+DOWNLOADS = ("publishable", "internal-csv", "internal-jj", "report", "script", "notebook")
 #: How negative contributions may be treated (``Table.from_microdata(negative=)``).
 NEGATIVE = ("keep", "absolute")
 
@@ -396,6 +398,7 @@ class Session:
         ``notebook`` (the script as a Jupyter notebook, .ipynb)."""
         from tabsdc.release import write_publishable
 
+        check_choice("download", kind, DOWNLOADS)
         with self.lock:
             stem = self.stem
             folder = self.folder / "downloads"
@@ -421,10 +424,7 @@ class Session:
                 path = folder / f"{stem}_internal.csv"
                 published.to_frame().to_csv(path, index=False)
                 return path
-            if kind == "report":
-                return self._report().save(folder / f"{stem}_report.html")
-            raise InputError(f"unknown download {kind!r}; choose one of publishable, "
-                             "internal-csv, internal-jj, report, script, notebook")
+            return self._report().save(folder / f"{stem}_report.html")
 
     # -- the page after Back or a reload -----------------------------------------------------
     def state(self) -> dict[str, Any]:

@@ -55,7 +55,8 @@ class ServedApp:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> ServedApp:
-    app = ServedApp(max_upload_mb=2, root=tmp_path_factory.mktemp("sessions"))
+    app = ServedApp(max_upload_mb=2, root=tmp_path_factory.mktemp("sessions"),
+                    max_sessions=500)
     yield app
     app.stop()
 

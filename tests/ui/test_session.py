@@ -216,7 +216,8 @@ def test_errors_a_statistician_can_act_on(session, tmp_path):
     session.build_table({"dims": ["A88"], "value": "TURNOVER"}, {})
     with pytest.raises(InputError, match="choose at least one rule"):
         session.apply_rules({})
-    with pytest.raises(InputError, match="apply the sensitivity rules first"):
+    with pytest.raises(InputError, match=r"the rules are not valid \(choose at least one "
+                                         r"rule\): correct them on step 3 Rules first"):
         session.start_protection({"method": "suppression"})
 
 
