@@ -7,9 +7,10 @@ page) or through DNS rebinding (a name of the attacker's that resolves to ``127.
 the browser then sends that name as ``Host``). :class:`RequestGuard` refuses both with 403:
 a request must name the address the app is bound to as its ``Host``, and when it carries
 an ``Origin``, that origin must be the app's own page (``http://`` and the same ``Host``).
-Every response carries a Content Security Policy (scripts, styles and images of the app
-only; no framing), ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
-``Referrer-Policy: no-referrer``; API answers are not cached.
+Every response carries a Content Security Policy (scripts, styles, images and connections
+of the app only; no inline script; no framing), ``X-Frame-Options: DENY``,
+``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer``; API answers are
+not cached.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ __all__ = ["RequestGuard", "allowed_hosts", "SECURITY_HEADERS"]
 
 #: Headers of every response.
 SECURITY_HEADERS = {
-    "content-security-policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
-                               "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "content-security-policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
+                               "form-action 'self'; frame-ancestors 'none'",
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",

@@ -59,7 +59,7 @@ class Dataset:
                 "missing": int(series.isna().sum()),
                 "blank": int(self.text[column].str.strip().eq("").sum()),
                 "examples": ", ".join(self.text[column].drop_duplicates().head(4)),
-                "note": "" if numeric else self._not_numeric(column),
+                "note": "" if numeric else self._not_numeric(column, mostly_numbers=True),
             })
         return rows
 
@@ -119,16 +119,18 @@ class Dataset:
             return f"row {row + 1}"
         return f"line {row + 2}"
 
-    def _not_numeric(self, column: str) -> str:
+    def _not_numeric(self, column: str, mostly_numbers: bool = False) -> str:
         """Why a text column is not read as numbers: how many of its values are not
-        numbers (in the file's dialect), and the first one."""
+        numbers (in the file's dialect), and the first one. With ``mostly_numbers``, only
+        for a column in which at least half the values are numbers (a column of codes
+        needs no explanation)."""
         text = self.text[column].str.strip()
         if self.dialect is not None:
             if self.dialect.thousands:
                 text = text.str.replace(self.dialect.thousands, "", regex=False)
             text = text.str.replace(self.dialect.decimal, ".", regex=False)
         bad = (pd.to_numeric(text, errors="coerce").isna() & text.ne("")).to_numpy()
-        if not bad.any():
+        if not bad.any() or (mostly_numbers and 2 * bad.sum() > text.ne("").sum()):
             return ""
         first = int(bad.argmax())
         return (f"{int(bad.sum())} of {len(bad)} values are not numbers, the first "

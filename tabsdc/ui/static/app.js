@@ -297,7 +297,7 @@ function drawMap(id, grid) {
   head.appendChild(corner);
   grid.columns.forEach(([code, depth]) => {
     const th = document.createElement("th");
-    th.className = "col d" + Math.min(depth, 5);
+    th.className = "colcode d" + Math.min(depth, 5);
     const span = document.createElement("span");
     span.textContent = codeText(code);
     th.appendChild(span);
@@ -307,7 +307,7 @@ function drawMap(id, grid) {
   grid.rows.forEach(([code, depth], r) => {
     const tr = body.insertRow();
     const th = document.createElement("th");
-    th.className = "row d" + Math.min(depth, 5);
+    th.className = "rowcode d" + Math.min(depth, 5);
     th.textContent = codeText(code);
     tr.appendChild(th);
     [...grid.status[r]].forEach((letter, c) => {
