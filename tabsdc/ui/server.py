@@ -44,11 +44,15 @@ def serve(port: int = 0, open_browser: bool = True,
 
     sock = listening_socket(port)
     port = sock.getsockname()[1]
+    try:
+        app = create_app(max_upload_mb, port=port, max_sessions=max_sessions,
+                         max_jobs=max_jobs, idle_minutes=idle_minutes)
+    except BaseException:
+        sock.close()
+        raise
     url = f"http://{HOST}:{port}/"
     print(f"tabsdc ui: open {url} in your browser (Ctrl+C stops the app)", flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    app = create_app(max_upload_mb, port=port, max_sessions=max_sessions, max_jobs=max_jobs,
-                     idle_minutes=idle_minutes)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
