@@ -75,7 +75,7 @@ class Sessions:
             raise InputError(f"the session limit must be at least 1, not {max_sessions!r}")
         if not idle_timeout > 0:
             raise InputError(f"the idle time of a session must be positive, not "
-                               f"{idle_timeout!r}")
+                             f"{idle_timeout / 60:g} minutes")
         self.max_upload = int(max_upload)
         self.root = root
         self.max_sessions = int(max_sessions)
