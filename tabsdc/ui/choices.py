@@ -16,10 +16,13 @@ from tabsdc.hierarchy import Hierarchy
 from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule
 from tabsdc.ui.inputs import Dataset
 
-__all__ = ["TOP_CONTRIBUTIONS", "options", "number", "rules_from_spec", "hierarchy_from_spec"]
+__all__ = ["TOP_CONTRIBUTIONS", "COSTS", "options", "number", "rules_from_spec",
+           "hierarchy_from_spec"]
 
 #: Largest contributions kept per cell; the largest n of an (n,k) rule.
 TOP_CONTRIBUTIONS = 5
+#: The costs of hiding a cell the page offers.
+COSTS = ("value", "count", "entropy")
 
 
 def options() -> dict[str, list[str]]:
@@ -29,7 +32,7 @@ def options() -> dict[str, list[str]]:
     from tabsdc.suppression import METHODS as SUPPRESSION_METHODS
 
     return {"suppression": list(SUPPRESSION_METHODS), "rounding": list(ROUNDING_METHODS),
-            "cta": list(CTA_METHODS), "cost": ["value", "count", "entropy"]}
+            "cta": list(CTA_METHODS), "cost": list(COSTS)}
 
 
 def number(value: Any, what: str, *, integer: bool = False, minimum: float | None = None,

@@ -24,11 +24,14 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
+from tabsdc.cta import METHODS as CTA_METHODS
 from tabsdc.errors import InputError, RuleError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
+from tabsdc.rounding import METHODS as ROUNDING_METHODS
 from tabsdc.rules import RulesResult, apply_rules
+from tabsdc.suppression import METHODS as SUPPRESSION_METHODS
 from tabsdc.table import Table
-from tabsdc.ui.choices import TOP_CONTRIBUTIONS, hierarchy_from_spec, number, rules_from_spec
+from tabsdc.ui.choices import COSTS, TOP_CONTRIBUTIONS, hierarchy_from_spec, number, rules_from_spec
 from tabsdc.ui.inputs import Dataset, read_parent_child, read_upload
 from tabsdc.ui.jobs import Job, JobSlots
 from tabsdc.ui.script import session_notebook, session_script
@@ -312,8 +315,6 @@ class Session:
             self._check_no_job()
             candidates = [number(b, "candidate bases", integer=True, minimum=2)
                           for b in spec.get("candidates") or [2, 3, 4, 5, 10]]
-            from tabsdc.rounding import METHODS as ROUNDING_METHODS
-
             rule = check_choice("rounding method", spec.get("rule") or "controlled",
                                 ROUNDING_METHODS)
             self.job = Job("bases", TASKS["bases"], {
@@ -576,10 +577,6 @@ class Session:
 def _protection_choices(spec: dict[str, Any]) -> dict[str, Any]:
     """The protection's choices from the page, each checked: the method's name among those
     the toolkit offers, numbers from their boxes."""
-    from tabsdc.cta import METHODS as CTA_METHODS
-    from tabsdc.rounding import METHODS as ROUNDING_METHODS
-    from tabsdc.suppression import METHODS as SUPPRESSION_METHODS
-
     method = check_choice("protection", spec.get("method"), ("suppression", "rounding", "cta"))
     time_limit = number(spec.get("time_limit"), "time limit (s)", above=0, optional=True)
     choices: dict[str, Any] = {"method": method, "time_limit": time_limit}
@@ -587,8 +584,7 @@ def _protection_choices(spec: dict[str, Any]) -> dict[str, Any]:
         choices["algorithm"] = check_choice("suppression method",
                                             spec.get("algorithm") or "optimal",
                                             SUPPRESSION_METHODS)
-        choices["cost"] = check_choice("cost", spec.get("cost") or "value",
-                                       ("value", "count", "entropy"))
+        choices["cost"] = check_choice("cost", spec.get("cost") or "value", COSTS)
     elif method == "rounding":
         choices["column"] = check_choice("what to round", spec.get("column") or "value",
                                          ("value", "freq"))
