@@ -293,3 +293,19 @@ def test_back_comes_back_to_the_same_session(served, browser):
     browser.refresh()  # a reload too
     wait_for(browser, lambda d: d.find_element(By.ID, "rule-p").get_attribute("value") == "30")
     assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-session") == sid
+
+
+def test_markup_in_a_column_name_stays_text(served, browser, tmp_path):
+    name = '<img src="x" id="injected">r'
+    path = tmp_path / "markup.csv"
+    pd.DataFrame({name: ["a", "b", "a"], "v": [1, 2, 3]}).to_csv(path, index=False)
+    browser.get(served.url)
+    browser.find_element(By.ID, "data-file").send_keys(str(path))
+    wait_for(browser, lambda d: "3 rows" in text(d, "data-msg"))
+    browser.execute_script("document.getElementById(arguments[0]).click()", f"dim-{name}")
+    click(browser, "data-next")
+    assert browser.find_element(By.CSS_SELECTOR, "#hier-dims b").text == name
+    assert not browser.find_elements(By.ID, "injected")
+    click(browser, "build-table")
+    wait_for(browser, lambda d: "cells" in text(d, "table-summary"))
+    assert text(browser, "table-summary").endswith(f"({name})")

@@ -188,18 +188,28 @@ function hierarchyRows() {
   chosenDims().forEach((dim) => {
     const row = document.createElement("div");
     row.className = "hier-row";
-    row.innerHTML = `<b></b>
-      <select id="h-kind-${dim}"><option value="flat">flat</option>
-        <option value="levels">level columns</option><option value="prefixes">prefix lengths</option>
-        <option value="file">parent/child file</option></select>
-      <input type="text" id="h-levels-${dim}" placeholder="coarser columns, e.g. A10, A21" hidden>
-      <input type="text" id="h-lengths-${dim}" placeholder="lengths, e.g. 3, 4, 5" hidden>
-      <input type="file" id="h-file-${dim}" accept=".csv,.txt" hidden>
-      <span class="msg" id="h-msg-${dim}"></span>`;
-    row.querySelector("b").textContent = dim;
+    const name = document.createElement("b");
+    name.textContent = dim;
+    const kind = document.createElement("select");
+    kind.id = "h-kind-" + dim;
+    [["flat", "flat"], ["levels", "level columns"], ["prefixes", "prefix lengths"],
+      ["file", "parent/child file"]].forEach(([value, label]) => kind.add(new Option(label, value)));
+    const text = (id, placeholder) => {
+      const input = document.createElement("input");
+      input.type = "text"; input.id = id; input.placeholder = placeholder; input.hidden = true;
+      return input;
+    };
+    const fileInput = document.createElement("input");
+    fileInput.type = "file"; fileInput.id = "h-file-" + dim; fileInput.accept = ".csv,.txt";
+    fileInput.hidden = true;
+    const message = document.createElement("span");
+    message.className = "msg"; message.id = "h-msg-" + dim;
+    // built element by element: a column name is text, never markup
+    row.append(name, kind, text("h-levels-" + dim, "coarser columns, e.g. A10, A21"),
+      text("h-lengths-" + dim, "lengths, e.g. 3, 4, 5"), fileInput, message);
     box.appendChild(row);
-    $("h-kind-" + dim).addEventListener("change", () => showHierarchyKind(dim));
-    $("h-file-" + dim).addEventListener("change", async (event) => {
+    kind.addEventListener("change", () => showHierarchyKind(dim));
+    fileInput.addEventListener("change", async (event) => {
       const file = event.target.files[0];
       try {
         const result = await upload(file, `name=${encodeURIComponent(file.name)}&dim=${encodeURIComponent(dim)}`);
