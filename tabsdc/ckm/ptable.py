@@ -210,7 +210,8 @@ def build_ptable(
     Examples
     --------
     >>> table = build_ptable(1, 0.5)   # row 1: v = -1, 0, 1 with variance 0.5
-    >>> table.frame[["i", "j", "p", "v", "p_int_ub"]].to_dict("list")  # doctest: +NORMALIZE_WHITESPACE
+    >>> columns = ["i", "j", "p", "v", "p_int_ub"]
+    >>> table.frame[columns].to_dict("list")  # doctest: +NORMALIZE_WHITESPACE
     {'i': [0, 1, 1, 1], 'j': [0, 0, 1, 2], 'p': [1.0, 0.25, 0.5, 0.25], 'v': [0, -1, 0, 1],
      'p_int_ub': [1.0, 0.25, 0.75, 1.0]}
     """

@@ -61,7 +61,8 @@ def distance_summary(original: np.ndarray, published: np.ndarray,
 
     Examples
     --------
-    >>> distance_summary(np.array([1.0, 4.0, 10.0]), np.array([0.0, 6.0, 9.0])).loc["Max"].round(4).tolist()
+    >>> summary = distance_summary(np.array([1.0, 4.0, 10.0]), np.array([0.0, 6.0, 9.0]))
+    >>> summary.loc["Max"].round(4).tolist()
     [2.0, 0.5, 0.4495]
     """
     d1, d2, d3 = _distances(original, published, exclude_zeros)
