@@ -58,7 +58,8 @@ Registration = Callable[[Commands], None]
 #: setting ``run``), appended here.
 COMMANDS: list[Registration] = [
     add_rules_command, add_protect_command, add_audit_command, add_round_command,
-    add_ptable_command, add_ckm_command, add_adjust_command, add_demo_command, add_argus_command, add_ui_command,
+    add_ptable_command, add_ckm_command, add_adjust_command, add_demo_command,
+    add_argus_command, add_ui_command,
 ]
 
 #: Errors of every program that are the user's to fix (exit status 2).
