@@ -25,7 +25,7 @@ from tabsdc.hierarchy import Hierarchy
 from tabsdc.inputs import code_positions
 
 __all__ = ["draw_record_keys", "record_key_units", "cell_key_units", "key_fraction",
-           "MAX_DIGITS"]
+           "record_coords", "MAX_DIGITS"]
 
 #: Most decimals a key may have (an integer of 10**15 units and its sums stay exact).
 MAX_DIGITS = 15
@@ -97,7 +97,8 @@ def cell_key_units(
     Parameters
     ----------
     codes : pandas.DataFrame
-        The records' leaf codes, one column per dimension (text).
+        The records' leaf codes, one column per dimension (compared as text; a categorical
+        column is converted once per category, not once per record).
     keys : ndarray of int64
         The records' keys in units of ``10**-digits``.
     hierarchies : mapping of str to Hierarchy
@@ -121,7 +122,7 @@ def cell_key_units(
     _check_digits(digits)
     hier = list(hierarchies.values())
     indexer = structure.CellIndexer(tuple(len(h) for h in hier))
-    coords = code_positions(codes, list(hierarchies), dict(hierarchies))
+    coords = record_coords(codes, hierarchies)
     cells, group = np.unique(indexer.keys(coords), return_inverse=True)
     high, low = _split(keys.astype(np.int64), digits)
     high, low = _split(_modulo(_group_sum(group, len(cells), high),
@@ -140,6 +141,27 @@ def cell_key_units(
     out = np.zeros(len(wanted), dtype=np.int64)
     out[found] = _modulo(high[position[found]], low[position[found]], digits)
     return out
+
+
+def record_coords(codes: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> np.ndarray:
+    """Each record's position in each hierarchy's codes, converting each distinct code to
+    text once (``pandas.factorize``), not each record.
+
+    Raises
+    ------
+    HierarchyError
+        A code that is not in its dimension's hierarchy.
+    """
+    columns = []
+    for dim, hierarchy in hierarchies.items():
+        column = codes[dim]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            group, distinct = column.cat.codes.to_numpy(), column.cat.categories
+        else:
+            group, distinct = pd.factorize(column, use_na_sentinel=False)
+        distinct_codes = pd.DataFrame({dim: pd.Index(distinct).astype(str)})
+        columns.append(code_positions(distinct_codes, [dim], {dim: hierarchy})[:, 0][group])
+    return np.column_stack(columns) if columns else np.zeros((len(codes), 0), dtype=np.int64)
 
 
 def _check_digits(digits: int) -> None:
