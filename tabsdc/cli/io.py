@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,13 +137,16 @@ def write_outputs(
     data: Callable[[], dict[str, Any]] | None = None,
     report: Callable[[], Report] | None = None,
     every_cell: bool = False,
+    publishable: bool = True,
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
     ``report`` (``--html``, ``--report``), each whole or not at all.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
-    their new values). Each file written is appended to ``args.written``.
+    their new values). A result that is not ``publishable`` (not protected, a check failed)
+    gets no ``--publish`` file, said on standard error; its other outputs are written, to
+    show what failed. Each file written is appended to ``args.written``.
     """
     from tabsdc.release import write_publishable
 
@@ -162,7 +166,10 @@ def write_outputs(
                 table.to_frame().to_csv(stream, index=False)
         written.append(args.out)
         print(f"table written to {args.out}")
-    if getattr(args, "publish", None) is not None and table is not None:
+    if getattr(args, "publish", None) is not None and table is not None and not publishable:
+        print(f"--publish: nothing written to {args.publish}: the result is not protected or "
+              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
+    elif getattr(args, "publish", None) is not None and table is not None:
         published = table.with_columns(status="s") if every_cell else table
         write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
         written.append(args.publish)
