@@ -56,8 +56,10 @@ def code_column(
 ) -> pd.Series:
     """The codes of ``values`` as text (see the module text), same index.
 
-    Each distinct value is converted once (``pandas.factorize``), so a column of a million
-    records with a few hundred codes costs a few hundred conversions.
+    A column of pandas' string dtype that is ASCII without a missing code is returned as it
+    is (vectorised checks only); otherwise each distinct value is converted once
+    (``pandas.factorize``), so a column of a million records with a few hundred codes costs
+    a few hundred conversions.
 
     Parameters
     ----------
@@ -83,14 +85,16 @@ def code_column(
         raise error(f"column {column!r} mixes kinds of codes: {values.iloc[first]!r} at "
                     f"{_row(values, first)}, {values.iloc[other]!r} at "
                     f"{_row(values, other)}; give every code as text")
+    if isinstance(values.dtype, pd.StringDtype) and _plain_text(values):
+        return values  # text without a missing code, ASCII hence NFC: nothing to convert
     positions, distinct = pd.factorize(values, use_na_sentinel=True)
     text = np.array([normal_code(code) for code in distinct] + [""], dtype=object)
-    codes = text[positions]  # position -1 (missing) takes the trailing ""
-    empty = codes == ""
+    empty = (text == "")[positions]  # position -1 (missing) takes the trailing ""
     if empty.any():
         raise error(f"column {column!r} has a missing (empty) code at "
                     f"{_row(values, int(np.flatnonzero(empty)[0]))}")
-    return pd.Series(codes, index=values.index, name=values.name, dtype=object)
+    return pd.Series(text[positions], index=values.index, name=values.name, dtype=object,
+                     copy=False)
 
 
 def code_columns(
@@ -106,6 +110,12 @@ def code_columns(
     """
     return pd.DataFrame({column: code_column(frame[column], column, error=error)
                          for column in columns}, index=frame.index)
+
+
+def _plain_text(values: pd.Series) -> bool:
+    """A column of pandas' string dtype with no missing or empty code and only ASCII
+    characters (vectorised checks, no conversion)."""
+    return bool(values.notna().all() and (values != "").all() and values.str.isascii().all())
 
 
 def _row(values: pd.Series, position: int) -> str:

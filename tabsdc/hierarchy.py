@@ -144,7 +144,7 @@ class Hierarchy:
         """
         if levels.shape[1] == 0:
             raise HierarchyError("from_levels needs at least one level column")
-        distinct = code_columns(levels, list(levels.columns),
+        distinct = code_columns(levels.drop_duplicates(), list(levels.columns),
                                 error=HierarchyError).drop_duplicates()
         columns = list(distinct.columns)
         child_parts, parent_parts = [distinct[columns[0]]], [pd.Series(total, index=distinct.index)]

@@ -93,7 +93,7 @@ def resolve_hierarchies(
                 where = f"{codes.index.name or 'row'} {codes.index[bad.to_numpy()][0]}"
                 kind = "a total" if code in resolved[dim] else "not in the hierarchy"
                 raise HierarchyError(
-                    f"code {code!r} of dimension {dim!r} at {where} is {kind}: interior cells "
+                    f"code {code!r} of dimension {dim!r} is {kind} ({where}): interior cells "
                     "must use the hierarchy's leaf codes"
                 )
     return resolved

@@ -360,8 +360,17 @@ def _checked_codes(data: pd.DataFrame, spec: RecordSpec) -> pd.DataFrame:
 
 def codes_in_order(data: pd.DataFrame, dims: Sequence[str]) -> dict[str, np.ndarray]:
     """The distinct codes of each column as text (:mod:`tabsdc.codes`), in the order first
-    seen."""
-    return {dim: pd.unique(code_column(data[dim], dim).to_numpy()) for dim in dims}
+    seen. Only the distinct values are converted; when one of them is refused, the column
+    is converted whole, so that the error names the row."""
+    seen = {}
+    for dim in dims:
+        try:
+            distinct = code_column(pd.Series(pd.unique(data[dim]), dtype=object), dim)
+        except InputError:
+            code_column(data[dim], dim)
+            raise
+        seen[dim] = pd.unique(distinct.to_numpy())
+    return seen
 
 
 def _report_estimate(
