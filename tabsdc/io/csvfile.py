@@ -7,10 +7,9 @@ hierarchies, microdata to mask) goes through :func:`read_csv_file`:
   otherwise the error names the file and the line of the first byte that is not UTF-8;
 * every field is read as text (``dtype=str, keep_default_na=False``): codes keep their
   leading zeros, and ``NA``, ``None`` or ``null`` are codes, not missing values. Only an
-  empty field is missing. The columns named in ``numbers`` become numbers when every
-  non-empty field of the column is one (an empty field is then NaN, which the table builders
-  refuse naming the line); a column with a word in it stays text, so that the builders'
-  error shows the word;
+  empty field is missing. The columns named in ``numbers`` are parsed as numbers by pandas
+  (an empty field is NaN, which the table builders refuse naming the line); a column with a
+  word in it stays text, so that the builders' error shows the word;
 * each record is indexed by the line of the file it starts on (the header is line 1; blank
   lines are not records, quoted line breaks are counted), so that every later error names
   the line;
@@ -25,7 +24,7 @@ Examples
 >>> _ = path.write_text("region,turnover\\n01,5\\n\\nNA,7\\n")
 >>> frame = read_csv_file(path, numbers=["turnover"])
 >>> frame["region"].tolist(), frame["turnover"].tolist(), frame.index.tolist()
-(['01', 'NA'], [5, 7], [2, 4])
+(['01', 'NA'], [5.0, 7.0], [2, 4])
 """
 
 from __future__ import annotations
@@ -95,8 +94,8 @@ def read_csv_file(
     path : Path
         The file.
     numbers : sequence of str
-        Columns to read as numbers where every non-empty field is one
-        (:func:`with_numbers`); columns not in the file are ignored.
+        Columns to read as numbers where every non-empty field is one (an empty field is
+        NaN; a column with a word in it stays text); columns not in the file are ignored.
     sep : str
         The field separator.
     name : str, optional
@@ -111,19 +110,22 @@ def read_csv_file(
     """
     shown = name or path
     text = read_csv_text(path, name).replace("\r\n", "\n").replace("\r", "\n")
-    refuse_duplicate_columns(next(csv.reader(io.StringIO(text), delimiter=sep), []), shown)
-    try:
-        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False,
-                            skip_blank_lines=False)
+    header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+    refuse_duplicate_columns(header, shown)
+    numbers = [c for c in numbers if c in header]
+    try:  # numbers parsed by pandas (a column with a word in it stays text)
+        frame = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False,
+                            dtype={c: str for c in header if c not in numbers},
+                            na_values=dict.fromkeys(numbers, [""]), skip_blank_lines=False)
     except pd.errors.EmptyDataError:
         raise InputError(f"{shown} is empty") from None
     except pd.errors.ParserError as error:
         raise InputError(f"{shown}: {_parser_problem(str(error))}") from None
-    frame.index = pd.Index(_record_lines(frame), name="line")
+    frame.index = pd.Index(_record_lines(frame, text), name="line")
     frame = frame[~_blank(frame, text)]
     if frame.empty:
         raise InputError(f"{shown} has a header but no records")
-    return with_numbers(frame, numbers)
+    return frame
 
 
 def with_numbers(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -185,19 +187,21 @@ def _parser_problem(message: str) -> str:
     return f"not a valid CSV file: {message.strip()}"
 
 
-def _record_lines(frame: pd.DataFrame) -> np.ndarray:
+def _record_lines(frame: pd.DataFrame, text: str) -> np.ndarray:
     """The line each record starts on: the header is line 1, each record takes one line
-    plus the line breaks inside its quoted fields."""
+    plus the line breaks inside its quoted fields (none without a quote in the file)."""
     breaks = np.zeros(len(frame), dtype=np.int64)
-    for column in frame.columns:
-        breaks += frame[column].str.count("\n").to_numpy(np.int64)
+    quoted = '"' in text
+    for column in frame.columns[[quoted and pd.api.types.is_string_dtype(t)
+                                 for t in frame.dtypes]]:
+        breaks += frame[column].str.count("\n").fillna(0).to_numpy(np.int64)
     return 2 + np.arange(len(frame)) + np.concatenate([[0], np.cumsum(breaks)[:-1]])
 
 
 def _blank(frame: pd.DataFrame, text: str) -> np.ndarray:
     """Records that are blank lines of the file (a line ``,,`` is a record of empty fields,
     not a blank line)."""
-    empty = (frame == "").all(axis=1).to_numpy()
+    empty = (frame.isna() | (frame == "")).all(axis=1).to_numpy()
     if not empty.any():
         return empty
     lines = text.split("\n")
