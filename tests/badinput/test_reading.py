@@ -179,3 +179,17 @@ def test_a_result_that_failed_gets_no_publishable_file(tmp_path, capsys, publish
         assert published["r"].tolist() == ["Total", "01", "02"]
     else:
         assert "--publish: nothing written" in capsys.readouterr().err
+
+
+def test_the_apps_excel_reader_keeps_codes_and_refuses_a_column_named_twice(tmp_path):
+    pytest.importorskip("openpyxl")
+    path = tmp_path / "upload.bin"
+    pd.DataFrame({"region": ["01", "NA", "null"], "v": [5, None, 7]}).to_excel(path,
+                                                                           index=False)
+    data = read_upload(path, "survey.xlsx")
+    assert data.codes("region").tolist() == ["01", "NA", "null"]
+    assert data.numeric("v").isna().tolist() == [False, True, False]
+    pd.DataFrame([["01", "02", 5]], columns=["region", "region", "v"]).to_excel(path,
+                                                                            index=False)
+    with pytest.raises(InputError, match="survey.xlsx: line 1: the column 'region' appears"):
+        read_upload(path, "survey.xlsx")
