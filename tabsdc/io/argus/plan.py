@@ -163,6 +163,25 @@ class BatchPlan:
     inputs: tuple[Path, ...]
     outputs: tuple[Output, ...]
 
+    def use_of(self, path: str | Path) -> str | None:
+        """How the job uses the file ``path`` (``"read by the job"``, ``"written by line
+        9"``; compared as the check compares paths), or None.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> _ = (folder / "job.arb").write_text('<LOGBOOK> "log.txt"\n')
+        >>> plan = plan_batch(folder / "job.arb")
+        >>> plan.use_of(folder / "LOG.TXT"), plan.use_of(folder / "job.arb")
+        ('written by line 1', 'read by the job')
+        """
+        key = _key(Path(path))
+        if any(_key(p) == key for p in self.inputs):
+            return "read by the job"
+        return next((f"written by line {o.line.number}" for o in self.outputs
+                     for file in o.files if _key(file) == key), None)
+
 
 def parse_arb(text: str, path: str = "<text>") -> list[BatchCommand]:
     """The commands of a batch file, comments left out.
