@@ -5,13 +5,15 @@ cells, P(10)|FREQ(3,10): 567 primary cells), protected by one SUPPRESS command p
 a time limit far below what the method needs. For each: the limit as tau-ARGUS means it
 (OPT: the whole search; MOD: each sub-table; RND: the rounding), the wall time of the
 SUPPRESS step as the log's progress lines see it (search, audit and log lines included), the
-method's own search time, and the status (never ``optimal`` when the limit stopped it).
+method's own search (or rounding) time, and the status (never ``optimal`` when the limit
+stopped it).
 
 Usage: ``python benchmarks/bench_argus_limits.py [--quick]`` (``--quick``: OPT and GH only).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 import time
@@ -20,9 +22,8 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.tabsdc.argus.conftest import write_survey_job  # noqa: E402
-
 from tabsdc.io.argus.batch import run_batch  # noqa: E402
+from tests.tabsdc.argus.conftest import write_survey_job  # noqa: E402
 
 #: (SUPPRESS command, job time limit in seconds or None)
 RUNS = [("OPT(1,0.5)", None), ("OPT(1,3)", None), ("MOD(1,0.05,1,1,1)", None),
@@ -39,10 +40,14 @@ def run(command: str, job_limit: float | None, folder: Path) -> dict:
     start = next(t for t, line in stamps if line.startswith("<SUPPRESS>"))
     end = next(t for t, line in stamps if t > start and line.startswith("End of batch"))
     meaning = next(line for _, line in stamps if line.startswith("time limit:"))
+    ended = next(line for _, line in stamps if line.startswith("End of ") and
+                 not line.startswith("End of batch"))
+    search = re.search(r", (?:search|rounding) ([\d.]+) s\)", ended)
     details = result.tables[0].outcome.details
     return {"command": command, "job limit [s]": job_limit, "limit": meaning,
-            "step [s]": round(end - start, 1), "status": details.get("status"),
-            "passed": result.tables[0].outcome.passed}
+            "step [s]": round(end - start, 1),
+            "search [s]": float(search.group(1)) if search else None,
+            "status": details.get("status"), "passed": result.tables[0].outcome.passed}
 
 
 def main() -> None:

@@ -78,7 +78,12 @@ from tabsdc.io.argus.plan import (
     parse_arb,
     plan_batch,
 )
-from tabsdc.io.argus.protect import ProtectionOutcome, protect, protect_linked
+from tabsdc.io.argus.protect import (
+    ProtectionOutcome,
+    audit_together,
+    protect,
+    protect_linked,
+)
 from tabsdc.io.argus.safety import SafetySpec, format_safety_rule
 from tabsdc.io.argus.staging import Staging
 from tabsdc.io.argus.syntax import ArgusFormatError, quote, resolve_path
@@ -237,11 +242,13 @@ def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
         not_protected = [str(n) for n, t in enumerate(runner.tables, 1) if t.outcome is None]
         if not_protected:
             runner.say(f"table(s) {', '.join(not_protected)} were not protected (no SUPPRESS)")
+        runner.audit_together()
         written = runner.finish()
     except BaseException:
         staging.discard()
         raise
-    passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None)
+    passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None) and all(
+        runner.together)
     return BatchResult(tuple(runner.tables), written, tuple(runner.lines), passed,
                        perf_counter() - start)
 
@@ -258,7 +265,32 @@ class _Runner:
         self.progress = progress
         self.lines: list[str] = []
         self.logbook: Output | None = None
+        #: verdicts of tables protected one by one, audited together
+        self.together: list[bool] = []
+        self.tables: list[JobTable] = []
         self._clear()
+
+    def audit_together(self) -> None:
+        """Tables of one response variable protected one by one (not all by one SUPPRESS
+        with table number 0): audit what they publish together
+        (:func:`~tabsdc.io.argus.protect.audit_together`) and log the verdict."""
+        groups: dict[str, list[int]] = {}
+        for number, job in enumerate(self.tables, start=1):
+            if job.outcome is not None and job.outcome.original is None:
+                groups.setdefault(job.spec.response, []).append(number)
+        for numbers in groups.values():
+            if len(numbers) < 2 or set(numbers) <= self.linked:
+                continue
+            jobs = [self.tables[n - 1] for n in numbers]
+            try:
+                passed, sentence = audit_together([job.protected for job in jobs],
+                                                  [job.spec.label for job in jobs])
+            except TabSDCError as error:
+                self.say(f"tables {', '.join(map(str, numbers))} cannot be audited together: "
+                         f"{error}")
+                continue
+            self.together.append(passed)
+            self.say(sentence)
 
     def finish(self) -> tuple[Path, ...]:
         """Write the logbook and put every output in place; returns the files written."""
@@ -361,6 +393,7 @@ class _Runner:
         else:
             table = microdata_table(data, self.metadata, job.spec, job.safety, hierarchies)
         job.table, job.outcome = table, None
+        self.linked.discard(number)
         status = table.cells["status"].value_counts().to_dict()
         self.say(f"Table {number}: {job.spec.label} has been computed: {table.n_cells} cells, "
                  f"{status.get('u', 0)} primary unsafe")
@@ -413,7 +446,9 @@ class _Runner:
                                       progress=self.say)
             for job, outcome in zip(self.tables, outcomes, strict=True):
                 job.outcome = outcome
+            self.linked = set(range(1, len(self.tables) + 1))
             return
+        self.linked.discard(request.table)
         job = self.tables[request.table - 1]
         job.outcome = protect(job.table, request.method, request.numbers,
                               time_limit=self.deadline.solver_limit(), progress=self.say,
@@ -445,12 +480,16 @@ class _Runner:
         self.say(f"logbook: {output.path} (written when the job has run)")
 
     def _clear(self, _: None = None) -> None:
-        """``<CLEAR>`` (and the start of every job): forget data, metadata and tables."""
+        """``<CLEAR>`` (and the start of every job): audit together what tables were
+        protected one by one, then forget data, metadata and tables."""
+        if self.tables:
+            self.audit_together()
+        self.linked: set[int] = set()
         self.data_file: Path | None = None
         self.tabular = False
         self.metadata: Metadata | None = None
         self.data: pd.DataFrame | None = None
-        self.tables: list[JobTable] = []
+        self.tables = []
         self.recodes: dict[str, tuple[Hierarchy, dict[str, str]]] = {}
         self.compute_totals = self.keep_status = False
 

@@ -47,15 +47,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
+from tabsdc.audit import audit
 from tabsdc.cta import adjust
 from tabsdc.errors import InputError
 from tabsdc.rounding import round_table
 from tabsdc.suppression import SUBTABLE_SECONDS, suppress
-from tabsdc.table import Table
+from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import TableSet
 
-__all__ = ["ProtectionOutcome", "protect", "protect_linked", "parse_parameters",
-           "time_limits", "TimeLimits", "LINKED_METHODS"]
+__all__ = ["ProtectionOutcome", "protect", "protect_linked", "audit_together",
+           "parse_parameters", "time_limits", "TimeLimits", "LINKED_METHODS"]
 
 #: Methods that protect linked tables (table number 0).
 LINKED_METHODS = ("GH", "MOD", "OPT")
@@ -215,6 +218,53 @@ def protect_linked(tables: Sequence[Table], labels: Sequence[str], name: str,
     return tuple(replace(outcome, table=table) for table in outcome.table.tables)
 
 
+def audit_together(tables: Sequence[Table], labels: Sequence[str]) -> tuple[bool, str]:
+    """Audit tables protected one by one as their reader sees them: all published together.
+
+    The tables are linked (:class:`~tabsdc.tableset.TableSet`): a cell published by any of
+    them is published (a primary published by one table is disclosed), a cell hidden by all
+    of them is hidden, and the interval attack runs on the relations of all the tables at
+    once. Returns the verdict and the sentence the log gives.
+
+    Raises
+    ------
+    TabSDCError
+        Tables that cannot be linked (shared cells that disagree, a spanning variable with
+        two hierarchies).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from tabsdc.rules import FrequencyRule, apply_rules
+    >>> data = pd.DataFrame({"act": list("AABB"), "reg": list("NSNS"), "v": [5.0, 3, 4, 6]})
+    >>> one = apply_rules(Table.from_microdata(data, ["act", "reg"], "v"), FrequencyRule(2))
+    >>> two = Table.from_microdata(data, ["act"], "v")  # publishes the activity margin
+    >>> hidden = one.table.with_columns(status="u")  # the first table hides every cell
+    >>> audit_together([hidden, two], ["act x reg", "act"])[0]
+    False
+    """
+    names = [f"table {n} ({label})" for n, label in enumerate(labels, start=1)]
+    linked = TableSet.from_tables(list(tables), names=names)
+    combined = linked.combined
+    published = np.zeros(combined.n_cells, dtype=bool)
+    for table, position in zip(tables, linked.positions, strict=True):
+        published[position] |= ~table.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    status = combined.cells["status"].to_numpy()
+    disclosed = published & (status == "u")
+    verdict = audit(combined.with_columns(status=np.where(published, "s", status)))
+    failing = int(disclosed.sum()) + len(verdict.failures)
+    tables_named = ", ".join(str(n) for n in range(1, len(tables) + 1))
+    if not failing:
+        return True, (f"tables {tables_named} (one response, protected one by one) audited "
+                      "together: every primary cell protected")
+    examples = combined.cell_labels(np.flatnonzero(disclosed)[:3].tolist()) if disclosed.any() \
+        else combined.cell_labels(combined.cells.index.get_indexer(verdict.failures.index[:3]))
+    return False, (f"tables {tables_named} were protected one by one; published together "
+                   f"they leave {failing} primary cell(s) NOT protected (e.g. "
+                   f"{'; '.join(examples)}): protect them together with table number 0, "
+                   "e.g. <SUPPRESS> GH(0,100)")
+
+
 def _number(name: str, text: str) -> float:
     try:
         return float(text)
@@ -269,8 +319,9 @@ def _rounding(table: Table, numbers: Sequence[float], time_limit: float | None,
         say("RND partitions and stopping rule have no counterpart: controlled "
             "rounding here solves one model to optimality within the time limit")
     result = round_table(table, base, "controlled", time_limit=time_limit, max_steps=steps)
-    say(f"End of controlled rounding: status {result.status}, {result.n_changed} "
-        f"cells changed, largest change {result.max_abs_deviation:g}, "
+    solve = f", rounding {result.solve.seconds:.2f} s" if result.solve is not None else ""
+    say(f"End of controlled rounding ({result.seconds:.2f} s{solve}): status {result.status}, "
+        f"{result.n_changed} cells changed, largest change {result.max_abs_deviation:g}, "
         f"additive {result.additive}")
     if result.audit is not None:
         say("  audit: " + result.audit.summary())

@@ -161,6 +161,10 @@ def test_tables_protected_one_by_one_are_not_protected_together(linked):
     assert len(unprotected) >= 1 and len(exact) >= 1
     joint = audit(TableSet.from_tables([job.protected for job in result.tables]))
     assert sorted(joint.failures.index) == sorted(unprotected)
+    # the job says so, and does not pass
+    assert not result.passed and result.status == "failed"
+    assert any(f"published together they leave {len(unprotected)} primary cell(s) NOT "
+               "protected" in line for line in result.log)
 
 
 def test_the_command_line_runs_the_job_as_rtauargus_wrote_it(linked, capsys):
