@@ -171,7 +171,7 @@ class BatchPlan:
         --------
         >>> import tempfile
         >>> folder = Path(tempfile.mkdtemp())
-        >>> _ = (folder / "job.arb").write_text('<LOGBOOK> "log.txt"\n')
+        >>> _ = (folder / "job.arb").write_text('<LOGBOOK> "log.txt"\\n')
         >>> plan = plan_batch(folder / "job.arb")
         >>> plan.use_of(folder / "LOG.TXT"), plan.use_of(folder / "job.arb")
         ('written by line 1', 'read by the job')

@@ -284,3 +284,10 @@ def test_a_job_that_fails_while_running_leaves_no_trace(job, capsys):
     assert snapshot(arb.parent) == before
     assert not (arb.parent / "new").exists()
     assert not list(arb.parent.glob(f"{STAGING_PREFIX}*"))
+
+
+def test_a_distance_cost_is_refused_before_the_data_are_read(job, capsys):
+    arb = job / "tableinput" / "TestTable.arb"
+    arb.write_text(arb.read_text().replace('"Var2_Shadow"|"Var2"', '"Var2_Shadow"|-3'))
+    refused(arb, capsys, "line 6: <SPECIFYTABLE>", "cost -3 (distance function) is not "
+            "supported")
