@@ -299,11 +299,11 @@ class _Runner:
             files = (*files, self.logbook.path)
         self.say(f"End of batch procedure; {len(files)} output file(s) put in place: "
                  + (", ".join(map(str, files)) or "none"))
-        if self.logbook is not None:
+        if self.logbook is not None:  # appended to, as tau-ARGUS does
             path = self.logbook.path
-            previous = path.read_text(encoding="utf-8") if path.exists() else ""
-            self._write(self.logbook, lambda staged: staged.write_text(
-                previous + "\n".join(self.lines) + "\n", encoding="utf-8"))
+            previous = path.read_bytes() if path.exists() else b""
+            self._write(self.logbook, lambda staged: staged.write_bytes(
+                previous + ("\n".join(self.lines) + "\n").encode("utf-8")))
         return self.staging.publish()
 
     # -- plumbing ---------------------------------------------------------------------------

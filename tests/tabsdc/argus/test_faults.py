@@ -291,3 +291,15 @@ def test_a_distance_cost_is_refused_before_the_data_are_read(job, capsys):
     arb.write_text(arb.read_text().replace('"Var2_Shadow"|"Var2"', '"Var2_Shadow"|-3'))
     refused(arb, capsys, "line 6: <SPECIFYTABLE>", "cost -3 (distance function) is not "
             "supported")
+
+
+def test_the_logbook_is_appended_to_as_it_was_written(job):
+    """tau-ARGUS appends to its logbook; an earlier logbook in Latin-1 is kept byte for
+    byte."""
+    arb = table_job(job, '<LOGBOOK> "job.log"')
+    earlier = "01-janv.-2024 : année précédente\n".encode("latin-1")
+    (arb.parent / "job.log").write_bytes(earlier)
+    run_batch(arb)
+    run_batch(arb)
+    log = (arb.parent / "job.log").read_bytes()
+    assert log.startswith(earlier) and log.count(b"Start of batch procedure") == 2
