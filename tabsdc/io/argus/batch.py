@@ -45,6 +45,7 @@ every previous file as it was.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -194,8 +195,6 @@ class BatchResult:
                 .add_text("\n".join(self.log)))
 
 
-
-
 def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
               progress: Progress | None = None) -> BatchResult:
     """Run a tau-ARGUS batch file.
@@ -259,12 +258,12 @@ class _Runner:
 
     def __init__(self, plan: BatchPlan, staging: Staging, deadline: Deadline,
                  progress: Progress | None) -> None:
-        self.folder = plan.path.parent
         self.staging = staging
         self.deadline = deadline
         self.progress = progress
         self.lines: list[str] = []
-        self.logbook: Output | None = None
+        #: the logbooks the job names, each given the whole log
+        self.logbooks: dict[Path, Output] = {}
         #: verdicts of tables protected one by one, audited together
         self.together: list[bool] = []
         self.tables: list[JobTable] = []
@@ -293,17 +292,15 @@ class _Runner:
             self.say(sentence)
 
     def finish(self) -> tuple[Path, ...]:
-        """Write the logbook and put every output in place; returns the files written."""
-        files = self.staging.staged()
-        if self.logbook is not None and self.logbook.path not in files:
-            files = (*files, self.logbook.path)
+        """Write the logbooks and put every output in place; returns the files written."""
+        files = (*self.staging.staged(), *self.logbooks)
         self.say(f"End of batch procedure; {len(files)} output file(s) put in place: "
                  + (", ".join(map(str, files)) or "none"))
-        if self.logbook is not None:  # appended to, as tau-ARGUS does
-            path = self.logbook.path
+        log = ("\n".join(self.lines) + "\n").encode("utf-8")
+        for path, output in self.logbooks.items():  # appended to, as tau-ARGUS does
             previous = path.read_bytes() if path.exists() else b""
-            self._write(self.logbook, lambda staged: staged.write_bytes(
-                previous + ("\n".join(self.lines) + "\n").encode("utf-8")))
+            self._write(output, lambda staged, previous=previous: staged.write_bytes(
+                previous + log))
         return self.staging.publish()
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -320,7 +317,7 @@ class _Runner:
             return
         getattr(self, f"_{keyword.lower()}")(step.action)
 
-    def _write(self, output: Output, write: Any) -> None:
+    def _write(self, output: Output, write: Callable[[Path], object]) -> None:
         """Run ``write(staged path)`` for ``output``; a failure (a full disk) names the file
         and leaves every previous file of the job's outputs as it was."""
         staged = self.staging.path_for(output.path)
@@ -474,7 +471,7 @@ class _Runner:
 
     # -- housekeeping -----------------------------------------------------------------------
     def _logbook(self, output: Output) -> None:
-        self.logbook = output
+        self.logbooks.setdefault(output.path, output)
         if output.note:
             self.say(f"  {output.note}")
         self.say(f"logbook: {output.path} (written when the job has run)")
