@@ -123,7 +123,9 @@ class JobTable:
 @dataclass(frozen=True)
 class BatchResult:
     """Outcome of :func:`run_batch`: the tables, the files written, the log lines, and
-    whether every protection run passed its check (audit, additivity, verification).
+    whether every protection run passed its check (audit, additivity, verification) and
+    tables protected one by one passed their audit together (``together``: one verdict per
+    group of tables of one response variable).
 
     Keeps the result contract of :mod:`sdcreport.contract` (a check: ``passed``; ``status``
     says it in words).
@@ -134,6 +136,7 @@ class BatchResult:
     log: tuple[str, ...]
     passed: bool
     seconds: float = 0.0
+    together: tuple[bool, ...] = ()
 
     @property
     def status(self) -> str:
@@ -170,13 +173,14 @@ class BatchResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values: ``status``, ``passed``, ``seconds``, the files written and per
-        table its label, method, verdict and the protection result's ``to_dict()``."""
+        """Plain JSON values: ``status``, ``passed``, ``seconds``, the files written, the
+        verdicts of tables protected one by one audited together, and per table its label,
+        method, verdict and the protection result's ``to_dict()``."""
         from sdcreport.report import jsonable
 
         return jsonable({
             "status": self.status, "passed": self.passed, "seconds": self.seconds,
-            "written": [str(p) for p in self.written],
+            "written": [str(p) for p in self.written], "audited_together": self.together,
             "tables": [{"table": job.spec.label,
                         "method": job.outcome.method if job.outcome else None,
                         "passed": job.outcome.passed if job.outcome else None,
@@ -249,7 +253,7 @@ def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
     passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None) and all(
         runner.together)
     return BatchResult(tuple(runner.tables), written, tuple(runner.lines), passed,
-                       perf_counter() - start)
+                       perf_counter() - start, tuple(runner.together))
 
 
 class _Runner:

@@ -162,7 +162,8 @@ def test_tables_protected_one_by_one_are_not_protected_together(linked):
     joint = audit(TableSet.from_tables([job.protected for job in result.tables]))
     assert sorted(joint.failures.index) == sorted(unprotected)
     # the job says so, and does not pass
-    assert not result.passed and result.status == "failed"
+    assert not result.passed and result.status == "failed" and result.together == (False,)
+    assert result.to_dict()["audited_together"] == [False]
     assert any(f"published together they leave {len(unprotected)} primary cell(s) NOT "
                "protected" in line for line in result.log)
 
