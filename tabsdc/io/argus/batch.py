@@ -324,9 +324,8 @@ class _Runner:
     def _write(self, output: Output, write: Callable[[Path], object]) -> None:
         """Run ``write(staged path)`` for ``output``; a failure (a full disk) names the file
         and leaves every previous file of the job's outputs as it was."""
-        staged = self.staging.path_for(output.path)
         try:
-            write(staged)
+            write(self.staging.path_for(output.path))
         except OSError as error:
             raise OutputPathError(
                 f"{output.line.path}, line {output.line.number}: cannot write {output.path}: "
