@@ -65,9 +65,11 @@ def _run_argus(args: argparse.Namespace) -> int:
     if args.json:
         write_json({"batch": str(args.input), **result.to_dict()}, args.json)
     protected = sum(job.outcome is not None for job in result.tables)
+    each = all(job.outcome.passed for job in result.tables if job.outcome is not None)
     verdict = ("no table was protected (no SUPPRESS)" if not protected else
                "every protection passed its audit" if result.passed else
-               "a protection did NOT pass its audit")
+               "a protection did NOT pass its audit" if not each else
+               "tables protected one by one do NOT protect each other (see the log)")
     print(f"{len(result.tables)} table(s), {protected} protected, {len(result.written)} "
           f"file(s) written; {verdict}")
     return 0 if result.passed else 1

@@ -174,6 +174,11 @@ def test_the_command_line_runs_the_job_as_rtauargus_wrote_it(linked, capsys):
     assert all((linked.parent / name).is_file() for name in FILES)
 
 
+def test_the_command_line_fails_a_job_whose_tables_do_not_protect_each_other(linked, capsys):
+    assert main(["argus", str(one_by_one(linked)), "--quiet"]) == 1
+    assert "tables protected one by one do NOT protect each other" in capsys.readouterr().out
+
+
 def test_linked_tables_need_one_response(linked, capsys):
     linked.write_text(linked.read_text().replace('"SIZE""REGION"|"TURNOVER"',
                                                  '"SIZE""REGION"|"<freq>"'))
