@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 __all__ = ["CsvDialect", "detect_dialect"]
 
 #: Bytes read to decide.
@@ -82,6 +84,27 @@ class CsvDialect:
         if self.thousands is not None and not self.thousands.isascii():
             options["engine"] = "python"
         return options
+
+    def plain_numbers(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` (fields as text) with numbers written as Python writes them: the
+        thousands separator removed, the decimal mark a point (the frame itself in the
+        default dialect).
+
+        Examples
+        --------
+        >>> frame = pd.DataFrame({"v": ["1.234,5", "7"]})
+        >>> CsvDialect("cp1252", ";", ",", ".").plain_numbers(frame)["v"].tolist()
+        ['1234.5', '7']
+        """
+        if self.decimal == "." and self.thousands is None:
+            return frame
+        plain = frame.astype(str)
+        for column in plain.columns:
+            text = plain[column]
+            if self.thousands is not None:
+                text = text.str.replace(self.thousands, "", regex=False)
+            plain[column] = text.str.replace(self.decimal, ".", regex=False)
+        return plain
 
     def describe(self) -> str:
         """What was detected, in words."""

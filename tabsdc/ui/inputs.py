@@ -19,6 +19,7 @@ import pandas as pd
 
 from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
+from tabsdc.io.csvfile import read_csv_file, refuse_duplicate_columns, with_numbers
 from tabsdc.table import Table
 from tabsdc.ui.dialect import CsvDialect, detect_dialect
 
@@ -46,8 +47,9 @@ class Dataset:
 
     def column_types(self) -> list[dict[str, object]]:
         """One entry per column: name, ``number`` or ``text``, distinct values, missing
-        values, blank codes, a few examples, and for a text column whose values are mostly
-        numbers, why it is not numeric."""
+        (empty) values, values of spaces only, a few examples, what its missing or blank
+        codes mean if it is chosen as a dimension, and for a text column whose values are
+        mostly numbers, why it is not numeric."""
         rows = []
         for column in self.numbers.columns:
             series = self.numbers[column]
@@ -56,9 +58,10 @@ class Dataset:
                 "name": str(column),
                 "type": "number" if numeric else "text",
                 "distinct": int(series.nunique()),
-                "missing": int(series.isna().sum()),
-                "blank": int(self.text[column].str.strip().eq("").sum()),
+                "missing": int(self.text[column].eq("").sum()),
+                "spaces": int(self._spaces_only(column).sum()),
                 "examples": ", ".join(self.text[column].drop_duplicates().head(4)),
+                "code_warning": self.code_warning(column),
                 "note": "" if numeric else self._not_numeric(column, mostly_numbers=True),
             })
         return rows
@@ -77,35 +80,51 @@ class Dataset:
         return self.text[column]
 
     def numeric(self, column: str) -> pd.Series:
-        """A numeric column; raises :class:`InputError` when it holds text or has missing
-        values, naming the first line of the file concerned."""
+        """A numeric column (an empty field is NaN); raises :class:`InputError` when it
+        holds text, saying how much and where."""
         self.require(column)
         series = self.numbers[column]
         if not pd.api.types.is_numeric_dtype(series):
             raise InputError(f"{self.name}: column {column!r} must hold numbers; "
                              f"{self._not_numeric(column)}")
+        return series
+
+    def filled(self, column: str) -> pd.Series:
+        """A numeric column with a value on every row; raises :class:`InputError` naming
+        the first line without one (and how many more)."""
+        series = self.numeric(column)
         missing = series.isna().to_numpy()
         if missing.any():
-            first = int(missing.argmax())
             more = int(missing.sum()) - 1
             raise InputError(f"{self.name}: column {column!r} has no value on "
-                             f"{self._line(first)}" + (f" (and on {more} more rows)" if more
-                                                       else "")
+                             f"{self._line(int(missing.argmax()))}"
+                             + (f" (and on {more} more rows)" if more else "")
                              + "; fill in the values, or remove these rows")
         return series
 
-    def blank_warnings(self, dims: list[str]) -> list[str]:
-        """A sentence for each dimension with blank codes: those rows form a category of
-        their own (the code ``""``)."""
-        out = []
-        for dim in dims:
-            blank = self.codes(dim).str.strip().eq("").to_numpy()
-            if blank.any():
-                out.append(f"{dim}: {int(blank.sum())} rows have a blank code (the first on "
-                           f"{self._line(int(blank.argmax()))}); they form a category of "
-                           "their own, shown as (blank): fill in the codes if they belong "
-                           "elsewhere")
-        return out
+    def code_warning(self, column: str) -> str:
+        """What the missing codes and the codes of spaces only of ``column`` mean when it
+        is a dimension (empty when it has none): a row without a code cannot be tabulated;
+        a code of spaces only is a category of its own."""
+        self.require(column)
+        found = [(int(rows.sum()), what, self._line(int(rows.argmax())), advice)
+                 for rows, what, advice in (
+                     (self.text[column].eq("").to_numpy(), "no code",
+                      "a table cannot be built with rows without a code: fill in the codes, "
+                      "or remove these rows"),
+                     (self._spaces_only(column).to_numpy(), "a code of spaces only",
+                      "codes of spaces only form a category of their own, shown as "
+                      "(blank): fill in the codes if they belong elsewhere"))
+                 if rows.any()]
+        if not found:
+            return ""
+        counts = " and ".join(f"{n} rows have {what} (the first on {line})"
+                              for n, what, line, _ in found)
+        return f"{column}: {counts}; " + "; ".join(advice for *_, advice in found)
+
+    def code_warnings(self, dims: list[str]) -> list[str]:
+        """:meth:`code_warning` of each dimension that has one."""
+        return [warning for dim in dims if (warning := self.code_warning(dim))]
 
     def require(self, column: str) -> None:
         if column not in self.numbers.columns:
@@ -113,22 +132,27 @@ class Dataset:
                              f"{', '.join(map(str, self.numbers.columns))})")
 
     def _line(self, row: int) -> str:
-        """Where data row ``row`` (from 0) is in the file: a line of a CSV or Excel file
-        (the header is line 1), a row of a Parquet file."""
+        """Where data row ``row`` (from 0) is in the file: the line of a CSV file (its
+        records are indexed by line), the line of an Excel sheet (the header is line 1),
+        a row of a Parquet file."""
+        if self.text.index.name == "line":
+            return f"line {self.text.index[row]}"
         if Path(self.name).suffix.lower() == ".parquet":
             return f"row {row + 1}"
         return f"line {row + 2}"
+
+    def _spaces_only(self, column: str) -> pd.Series:
+        text = self.text[column]
+        return text.ne("") & text.str.strip().eq("")
 
     def _not_numeric(self, column: str, mostly_numbers: bool = False) -> str:
         """Why a text column is not read as numbers: how many of its values are not
         numbers (in the file's dialect), and the first one. With ``mostly_numbers``, only
         for a column in which at least half the values are numbers (a column of codes
         needs no explanation)."""
-        text = self.text[column].str.strip()
-        if self.dialect is not None:
-            if self.dialect.thousands:
-                text = text.str.replace(self.dialect.thousands, "", regex=False)
-            text = text.str.replace(self.dialect.decimal, ".", regex=False)
+        plain = self.text[[column]] if self.dialect is None else self.dialect.plain_numbers(
+            self.text[[column]])
+        text = plain[column].str.strip()
         bad = (pd.to_numeric(text, errors="coerce").isna() & text.ne("")).to_numpy()
         if not bad.any() or (mostly_numbers and 2 * bad.sum() > text.ne("").sum()):
             return ""
@@ -183,13 +207,16 @@ def read_dataset(path: Path, name: str) -> Dataset:
             numbers = pd.read_parquet(path)
             text = numbers.astype(str).where(numbers.notna(), "")
         elif suffix == ".xlsx":
-            numbers = pd.read_excel(path)
-            text = pd.read_excel(path, dtype=str).fillna("")
+            refuse_duplicate_columns(pd.read_excel(path, header=None, nrows=1).iloc[0], name)
+            numbers = pd.read_excel(path, keep_default_na=False, na_values=[""])
+            text = pd.read_excel(path, dtype=str, keep_default_na=False).fillna("")
         else:
             dialect = detect_dialect(path)
-            options = dialect.read_options()
-            numbers = pd.read_csv(path, **options)
-            text = pd.read_csv(path, **options, dtype=str, keep_default_na=False)
+            text = read_csv_file(path, sep=dialect.sep, name=name, encoding=dialect.encoding)
+            numbers = with_numbers(dialect.plain_numbers(text), list(text.columns)).mask(
+                text == "")
+    except InputError:  # the CSV reader's own, naming the file and line
+        raise
     except ImportError as error:
         raise InputError(f"{name}: reading {suffix} files needs an extra package "
                          f"({error})") from error
@@ -210,9 +237,8 @@ def read_parent_child(path: Path, name: str) -> Hierarchy:
     if Path(name).suffix.lower() not in (".csv", ".txt"):
         raise InputError(f"{name}: a hierarchy file must be a CSV with columns parent,child")
     dialect = detect_dialect(path)
+    frame = read_csv_file(path, sep=dialect.sep, name=name, encoding=dialect.encoding)
     try:
-        frame = pd.read_csv(path, sep=dialect.sep, encoding=dialect.encoding, dtype=str,
-                            keep_default_na=False)
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as error:
-        raise InputError(f"{name}: not a readable CSV file ({error})") from error
-    return Hierarchy.from_parent_child(frame)
+        return Hierarchy.from_parent_child(frame)
+    except TabSDCError as error:
+        raise type(error)(f"{name}: {error}") from None

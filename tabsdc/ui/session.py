@@ -204,17 +204,17 @@ class Session:
         if data.get("kind", "microdata") == "cells":
             if value is None:
                 raise InputError("interior cells need a value column: choose the Response")
-            frame = codes.assign(**{value: source.numeric(value)})
+            frame = codes.assign(**{value: source.filled(value)})
             freq = data.get("freq") or None
             if freq:
-                frame[freq] = source.numeric(freq)
+                frame[freq] = source.filled(freq)
             return Table.from_aggregated(frame, dims, value, freq=freq, hierarchies=given)
         negative = check_choice("negative contributions", data.get("negative") or "keep",
                                 NEGATIVE)
         frame = codes.copy()
         for column in (value, data.get("weight") or None):
             if column:
-                frame[column] = source.numeric(column)
+                frame[column] = source.filled(column)
         holding = data.get("holding") or None
         if holding:
             frame[holding] = source.codes(holding)
@@ -454,7 +454,7 @@ class Session:
         table = self._table()
         return {"table": self._table_summary(),
                 "trees": {dim: tree(table, dim) for dim in table.dims},
-                "warnings": self._dataset().blank_warnings(list(table.dims))}
+                "warnings": self._dataset().code_warnings(list(table.dims))}
 
     def close(self) -> None:
         """Stop a running job and remove the session folder."""

@@ -244,7 +244,7 @@ def test_a_csv_from_a_german_spreadsheet(served, browser, tmp_path):
     path.write_bytes(("Region;Größe;Umsatz\n" + "".join(
         f"{region};{size};{value}\n" for region, size, value in [
             ("Île-de-France", "klein", "1.234.567,50"), ("Bayern", "klein", "12,25"),
-            ("Bayern", "groß", "0,75"), ("", "groß", "2.000,00"),
+            ("Bayern", "groß", "0,75"), ("Bayern", " ", "2.000,00"),
             ("Île-de-France", "groß", "3,50")])).encode("cp1252"))
     browser.get(served.url)
     browser.find_element(By.ID, "data-file").send_keys(str(path))
@@ -257,7 +257,9 @@ def test_a_csv_from_a_german_spreadsheet(served, browser, tmp_path):
     click(browser, "dim-Region")
     assert [e.text.split()[0] for e in browser.find_elements(By.CSS_SELECTOR, "#dim-order li")
             ] == ["Größe", "Region"]
-    assert text(browser, "data-warnings").startswith("Region: 1 rows have a blank code")
+    assert text(browser, "data-warnings").startswith(
+        "Größe: 1 rows have a code of spaces only (the first on line 5); codes of spaces only "
+        "form a category of their own")
     click(browser, "dim-up-Region")  # the order is chosen: Region first
     assert [e.text.split()[0] for e in browser.find_elements(By.CSS_SELECTOR, "#dim-order li")
             ] == ["Region", "Größe"]
@@ -268,8 +270,10 @@ def test_a_csv_from_a_german_spreadsheet(served, browser, tmp_path):
     assert "form a category of their own" in text(browser, "table-warnings")
     label = browser.find_element(By.CSS_SELECTOR, "#trees > details > summary").text
     assert label.startswith("Total (5 contributors, value 1,236,584)")
-    leaves = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#trees .leaf")][:3]
-    assert leaves[0].startswith("(blank) (1 contributors, value 2,000)")
+    leaves = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#trees .leaf")]
+    assert leaves[:2] == ["Bayern (3 contributors, value 2,013)",
+                          "Île-de-France (2 contributors, value 1,234,571)"]
+    assert leaves[2] == "(blank) (1 contributors, value 2,000)"
 
 
 def test_back_comes_back_to_the_same_session(served, browser):

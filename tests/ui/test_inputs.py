@@ -119,19 +119,28 @@ def test_missing_values_are_named_by_their_line(tmp_path):
         session.close()
 
 
-def test_blank_codes_are_said_on_the_data_step_and_with_the_table(tmp_path):
+def test_missing_and_blank_codes_are_said_on_the_data_step_and_with_the_table(tmp_path):
     path = tmp_path / "b.csv"
     path.write_text("region,size,turnover\nN,s,5\n,s,7\nS, ,9\nS,m,1\n  ,m,3\n")
     session = Session(10**7, root=tmp_path)
     try:
         columns = {c["name"]: c for c in session.load_source(path, "b.csv")["columns"]}
-        assert (columns["region"]["blank"], columns["size"]["blank"]) == (2, 1)
-        info = session.build_table({"dims": ["region", "size"], "value": "turnover"}, {})
+        assert (columns["region"]["missing"], columns["region"]["spaces"]) == (1, 1)
+        assert (columns["size"]["missing"], columns["size"]["spaces"]) == (0, 1)
+        assert columns["region"]["code_warning"] == (
+            "region: 1 rows have no code (the first on line 3) and 1 rows have a code of "
+            "spaces only (the first on line 6); a table cannot be built with rows without a "
+            "code: fill in the codes, or remove these rows; codes of spaces only form a "
+            "category of their own, shown as (blank): fill in the codes if they belong "
+            "elsewhere")
+        with pytest.raises(InputError, match="'region' has a missing .* code at line 3"):
+            session.build_table({"dims": ["region", "size"], "value": "turnover"}, {})
+        info = session.build_table({"dims": ["size"], "value": "turnover"}, {})
         assert info["warnings"] == [
-            "region: 2 rows have a blank code (the first on line 3); they form a category of "
-            "their own, shown as (blank): fill in the codes if they belong elsewhere",
-            "size: 1 rows have a blank code (the first on line 4); they form a category of "
-            "their own, shown as (blank): fill in the codes if they belong elsewhere"]
+            "size: 1 rows have a code of spaces only (the first on line 4); codes of spaces "
+            "only form a category of their own, shown as (blank): fill in the codes if they "
+            "belong elsewhere"]
+        assert " " in [c["code"] for c in info["trees"]["size"]["children"]]
     finally:
         session.close()
 

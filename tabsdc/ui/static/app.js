@@ -95,7 +95,7 @@ function setValue(id, value) {
 }
 
 function codeText(code) {
-  return code === "" ? "(blank)" : code;
+  return code.trim() === "" ? "(blank)" : code;
 }
 
 // -- step 1: data -----------------------------------------------------------------------
@@ -117,8 +117,8 @@ function showData(data) {
     return;
   }
   columns = data.columns;
-  fill("data-columns", {header: ["column", "type", "distinct", "missing", "blank", "examples", "why not numeric"],
-    rows: data.columns.map((c) => [c.name, c.type, c.distinct, c.missing, c.blank, c.examples, c.note])});
+  fill("data-columns", {header: ["column", "type", "distinct", "missing", "spaces only", "examples", "why not numeric"],
+    rows: data.columns.map((c) => [c.name, c.type, c.distinct, c.missing, c.spaces, c.examples, c.note])});
   fill("data-preview", {header: data.header, rows: data.head});
   const numeric = columns.filter((c) => c.type === "number").map((c) => c.name);
   const names = columns.map((c) => c.name);
@@ -162,8 +162,8 @@ function showDimOrder() {
     list.appendChild(li);
   });
   list.hidden = !dimOrder.length;
-  const blank = columns.filter((c) => dimOrder.includes(c.name) && c.blank > 0);
-  listItems("data-warnings", blank.map((c) => `${c.name}: ${c.blank} rows have a blank code; they form a category of their own, shown as (blank). Fill in the codes if they belong elsewhere.`));
+  listItems("data-warnings", columns.filter((c) => dimOrder.includes(c.name) && c.code_warning)
+    .map((c) => c.code_warning));
 }
 
 function chosenDims() {
