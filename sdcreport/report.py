@@ -72,12 +72,14 @@ class Figure:
 
     @classmethod
     def from_matplotlib(cls, fig: Any, caption: str = "", dpi: int = 100) -> Figure:
-        """Render a matplotlib figure to PNG and close it."""
-        import matplotlib.pyplot as plt
-
+        """Render a matplotlib figure to PNG; a figure made by pyplot is closed (one made as
+        ``matplotlib.figure.Figure`` has nothing to close, and needs no lock to draw)."""
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-        plt.close(fig)
+        if getattr(fig.canvas, "manager", None) is not None:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
         return cls(png=buffer.getvalue(), caption=caption)
 
 

@@ -62,9 +62,9 @@ def input_file(path: Path) -> Path:
     return path
 
 
-def read_csv_text(path: Path, name: str | None = None) -> str:
-    """The text of a CSV file (UTF-8, with or without a byte-order mark); ``name`` is the
-    file's name in messages (default: ``path``).
+def read_csv_text(path: Path, name: str | None = None, encoding: str = "utf-8-sig") -> str:
+    """The text of a CSV file (UTF-8, with or without a byte-order mark, unless another
+    ``encoding`` is given); ``name`` is the file's name in messages (default: ``path``).
 
     Raises
     ------
@@ -76,15 +76,17 @@ def read_csv_text(path: Path, name: str | None = None) -> str:
     if not data.strip():
         raise InputError(f"{shown} is empty")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{shown}: line {line} is not UTF-8 text (byte "
+        written = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise InputError(f"{shown}: line {line} is not {written} text (byte "
                          f"{data[error.start]:#04x}); save the file as UTF-8") from None
 
 
 def read_csv_file(
-    path: Path, *, numbers: Sequence[str] = (), sep: str = ",", name: str | None = None
+    path: Path, *, numbers: Sequence[str] = (), sep: str = ",", name: str | None = None,
+    encoding: str = "utf-8-sig",
 ) -> pd.DataFrame:
     """The records of a CSV file, every field as text, indexed by ``line`` (see the module
     text).
@@ -100,6 +102,9 @@ def read_csv_file(
         The field separator.
     name : str, optional
         The file's name in messages (an uploaded file saved under another name).
+    encoding : str
+        The file's encoding (UTF-8 by default; the web app detects it,
+        :func:`tabsdc.ui.dialect.detect_dialect`).
 
     Raises
     ------
@@ -109,7 +114,7 @@ def read_csv_file(
         quote is never closed (naming the line).
     """
     shown = name or path
-    text = read_csv_text(path, name).replace("\r\n", "\n").replace("\r", "\n")
+    text = read_csv_text(path, name, encoding).replace("\r\n", "\n").replace("\r", "\n")
     header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
     refuse_duplicate_columns(header, shown)
     numbers = [c for c in numbers if c in header]
