@@ -566,7 +566,8 @@ class _Runner:
         original = job.outcome.original if job.outcome else None
         notes = write_output(table, self.stage(path), output_type, options, original=original,
                              response=job.spec.response.strip("<>"),
-                             decimals=response.decimals if response else 0)
+                             decimals=response.decimals if response else 0,
+                             protected=job.outcome is not None and job.outcome.passed)
         for note in notes:
             self.say(f"  {note}")
         self.say(f"Table {parts[0]}: {job.spec.label} has been written as "
