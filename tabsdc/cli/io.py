@@ -1,9 +1,11 @@
 """Files of the ``tabsdc`` commands: reading the input table, checking and writing outputs.
 
 Readers turn every problem with a file (missing, a folder, empty, not UTF-8, not CSV) into a
-:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line. Writers
+:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line; they
+skip the confidentiality line of an internal CSV (:data:`sdcreport.files.CSV_MARK`). Writers
 go through :mod:`sdcreport.files`: outputs are checked by :func:`check_outputs` before the
-work starts and each is written whole or not at all.
+work starts and each is written whole or not at all. ``--publish`` goes through the one door
+(:func:`tabsdc.release.write_publishable`); every other output is internal and says so.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,13 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
-from sdcreport.files import atomic_write, check_output_paths, write_text
+from sdcreport.files import (
+    CONFIDENTIAL,
+    CONFIDENTIAL_FIELD,
+    check_output_paths,
+    confidential_lines,
+    write_text,
+)
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
 from tabsdc.errors import InputError, TabSDCError
@@ -75,15 +84,16 @@ def read_records(path: Path, codes: Sequence[str] = ()) -> pd.DataFrame:
         The file is missing, empty, not UTF-8, holds a header only, or is not valid CSV.
     """
     text = read_csv_text(path)
+    marked = confidential_lines(text)
     try:
-        data = pd.read_csv(io.StringIO(text), dtype=dict.fromkeys(codes, str))
+        data = pd.read_csv(io.StringIO(text), dtype=dict.fromkeys(codes, str), skiprows=marked)
     except pd.errors.EmptyDataError:
         raise InputError(f"{path} is empty") from None
     except pd.errors.ParserError as error:
         raise InputError(f"{path} is not a valid CSV file: {error}".strip()) from None
     if data.empty:
         raise InputError(f"{path} has a header but no records")
-    data.index = pd.RangeIndex(2, len(data) + 2, name="line")
+    data.index = pd.RangeIndex(2 + marked, len(data) + 2 + marked, name="line")
     return data
 
 
@@ -178,8 +188,10 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def write_json(data: dict[str, Any], path: Path) -> None:
     """Write a result's machine-readable summary (NaN and infinities as null), whole or not
-    at all."""
-    write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
+    at all; its first field says it is confidential
+    (:data:`sdcreport.files.CONFIDENTIAL_FIELD`)."""
+    field, note = CONFIDENTIAL_FIELD
+    write_text(path, json.dumps({field: note, **jsonable(data)}, indent=2, allow_nan=False))
     print(f"result written to {path}")
 
 
@@ -190,15 +202,18 @@ def write_outputs(
     data: Callable[[], dict[str, Any]] | None = None,
     report: Callable[[], Report] | None = None,
     every_cell: bool = False,
+    unprotected: str | None = None,
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
     ``report`` (``--html``, ``--report``), each whole or not at all.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
-    their new values). Each file written is appended to ``args.written``.
+    their new values). ``unprotected`` says why the table failed its check: then
+    ``--publish`` is not written (standard error says why). Each file written is appended to
+    ``args.written``.
     """
-    from tabsdc.release import write_publishable
+    from tabsdc.release import write_internal_table, write_publishable
 
     built = []
 
@@ -209,18 +224,18 @@ def write_outputs(
 
     written = getattr(args, "written", [])
     if getattr(args, "out", None) is not None and table is not None:
-        if args.out.suffix.lower() == ".jj":
-            table.to_jj(args.out)
-        else:
-            with atomic_write(args.out, encoding="utf-8", newline="") as stream:
-                table.to_frame().to_csv(stream, index=False)
+        write_internal_table(table, args.out)
         written.append(args.out)
-        print(f"table written to {args.out}")
+        print(f"table written to {args.out} ({CONFIDENTIAL})")
     if getattr(args, "publish", None) is not None and table is not None:
-        published = table.with_columns(status="s") if every_cell else table
-        write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
-        written.append(args.publish)
-        print(f"publishable table written to {args.publish}")
+        if unprotected is not None:
+            print(f"tabsdc {args.command}: --publish {args.publish} not written: "
+                  f"{unprotected}", file=sys.stderr)
+        else:
+            published = table.with_columns(status="s") if every_cell else table
+            write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
+            written.append(args.publish)
+            print(f"publishable table written to {args.publish}")
     if args.json is not None:
         if data:
             write_json(data(), args.json)

@@ -86,7 +86,9 @@ def run_protect(args: argparse.Namespace) -> int:
         print("tabsdc protect: no protecting pattern within the time limit: nothing written "
               "(raise --time-limit)", file=sys.stderr)
         return 1
-    write_outputs(args, table=result.table, data=result.to_dict, report=lambda: Report(
+    write_outputs(args, table=result.table, data=result.to_dict,
+                  unprotected=None if result.protected
+                  else "the audit finds a sensitive cell unprotected", report=lambda: Report(
         f"Suppression of {args.input.name}").add(
             result.table.to_report(), *([rules.to_report()] if rules else []),
             result.to_report(), result.audit.to_report()))

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from sdcreport import Report, Section
+from sdcreport.files import confidential_lines
 from tabsdc.cli.io import (
     hierarchies_from_specs,
     input_file,
@@ -153,7 +154,9 @@ def read_round_input(
 
 
 def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]) -> Table:
-    header = list(pd.read_csv(io.StringIO(read_csv_text(path)), nrows=0).columns)
+    text = read_csv_text(path)
+    header = list(pd.read_csv(io.StringIO(text), nrows=0,
+                              skiprows=confidential_lines(text)).columns)
     if "value" not in header:
         raise InputError(f"{path}: no 'value' column (columns: {', '.join(header)})")
     dims = list(dims) if dims else header[:header.index("value")]
@@ -179,7 +182,9 @@ def run_round(args: argparse.Namespace) -> int:
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.additive, "rounding", "the additivity check")
+    failed = result.audit is not None and not result.audit.passed
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
+                  unprotected=f"the range audit: {result.audit.status}" if failed else None,
                   report=lambda: Report(
                       f"Rounding of {args.input.name}",
                       metadata={"column rounded": args.column, "base": args.base,

@@ -3,6 +3,7 @@ import json
 import pandas as pd
 import pytest
 
+from sdcreport.files import CSV_MARK
 from tabsdc.cli import main
 
 from ..conftest import DATA
@@ -26,7 +27,8 @@ def test_rules_writes_cells_and_report(microdata_csv, tmp_path, capsys):
                    "--value", "turnover", "--p", "10", "--freq", "2",
                    "--out", str(out), "--report", str(report)])
     assert status == 0
-    cells = pd.read_csv(out).set_index(["region", "sector"])
+    assert out.read_text().splitlines()[0] == CSV_MARK  # an internal file says so
+    cells = pd.read_csv(out, skiprows=1).set_index(["region", "sector"])
     # (A, x): 100 and 10 -> upl = 10 - 0 = 10
     assert cells.loc[("A", "x"), "status"] == "u"
     assert cells.loc[("A", "x"), "upl"] == pytest.approx(10.0)
@@ -54,7 +56,7 @@ def test_hierarchy_from_level_columns(tmp_path):
     out = tmp_path / "c.csv"
     assert main(["rules", str(path), "--dims", "nuts2", "--value", "v", "--freq", "2",
                  "--hierarchy", "nuts2=nuts1,nuts2", "--out", str(out)]) == 0
-    cells = pd.read_csv(out)
+    cells = pd.read_csv(out, skiprows=1)
     assert cells["nuts2"].tolist() == ["Total", "FR1", "FR10", "FR11", "FR2", "FR21"]
     assert cells["value"].tolist() == [18, 11, 5, 6, 7, 7]
 
