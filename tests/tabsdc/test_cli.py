@@ -1,10 +1,13 @@
+import argparse
 import json
 
 import pandas as pd
 import pytest
 
 from sdcreport.files import CSV_MARK
+from tabsdc import Table
 from tabsdc.cli import main
+from tabsdc.cli.io import write_outputs
 
 from ..conftest import DATA
 
@@ -114,10 +117,54 @@ def test_protect_writes_a_publishable_file_without_statuses(microdata_csv, tmp_p
     assert main(["protect", str(microdata_csv), "--dims", "region", "sector", "--value",
                  "turnover", "--p", "10", "--json", str(js), "--publish", str(pub),
                  "--symbol", "-", "--layout", "wide"]) == 0
-    suppressed = json.loads(js.read_text())["suppressed"]
+    summary = json.loads(js.read_text())
+    assert next(iter(summary.items())) == ("confidential", "contains unpublished values")
+    suppressed = summary["suppressed"]
     published = pd.read_csv(pub, dtype=str, encoding="utf-8-sig", index_col=0)
     assert published.index.tolist() == ["Total", "A", "B", "C"]
     assert (published.to_numpy() == "-").sum() == len(suppressed)
+
+
+def test_rules_alone_offer_no_publishable_file(microdata_csv, tmp_path):
+    """A table with its primary cells hidden and nothing else gives them by subtraction."""
+    with pytest.raises(SystemExit) as stop:
+        main(["rules", str(microdata_csv), "--dims", "region", "sector", "--value", "turnover",
+              "--p", "10", "--publish", str(tmp_path / "p.csv")])
+    assert stop.value.code == 2
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_publish_is_not_written_for_a_table_that_failed_its_check(tmp_path, capsys):
+    table = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "value": [3.0, 4.0]}), ["r"])
+    table = table.with_columns(status=["s", "u", "s"])
+    args = argparse.Namespace(command="protect", out=None, publish=tmp_path / "p.csv",
+                              symbol="x", layout="long", json=None, html=None, report=None,
+                              written=[])
+    write_outputs(args, table=table, unprotected="the audit finds a sensitive cell unprotected")
+    assert not args.publish.exists() and args.written == []
+    assert ("tabsdc protect: --publish " in capsys.readouterr().err)
+    write_outputs(args, table=table)
+    assert args.publish.read_text(encoding="utf-8-sig").splitlines() == [
+        "r,value", "Total,7", "a,x", "b,4"]
+
+
+def test_a_cells_file_of_rules_is_read_back_by_round(microdata_csv, tmp_path, capsys):
+    """The confidentiality line of an internal cells file is skipped by the readers, and
+    their errors still name the line of the file."""
+    cells = tmp_path / "cells.csv"
+    assert main(["rules", str(microdata_csv), "--dims", "region", "sector", "--value",
+                 "turnover", "--freq", "2", "--out", str(cells)]) == 0
+    summary = tmp_path / "r.json"
+    assert main(["round", str(cells), "--base", "5", "--method", "conventional", "--json",
+                 str(summary)]) == 0
+    assert json.loads(summary.read_text())["base"] == 5
+    lines = cells.read_text().splitlines()
+    record = lines[4].split(",")
+    lines[4] = ",".join([*record[:2], "abc", *record[3:]])  # the fifth line of the file
+    cells.write_text("\n".join(lines) + "\n")
+    assert main(["round", str(cells), "--base", "5", "--method", "conventional", "--json",
+                 str(summary)]) == 2
+    assert "non-numeric value at line 5: 'abc'" in capsys.readouterr().err
 
 
 def test_adjusted_and_rounded_tables_publish_every_cell(tmp_path):

@@ -13,6 +13,7 @@ from tabsdc.io.argus.tables import TableSpec
 from tabsdc.suppression import suppress
 from tests.tabsdc.argus.conftest import tau_testw_records, write_tau_testw
 from tests.tabsdc.argus.test_files import pp_table
+from tests.tabsdc.leaks import leaked
 
 
 def with_commands(arb, *commands, before="<GOINTERACTIVE>"):
@@ -78,8 +79,13 @@ def test_test_table_arb_with_the_optimal_method(job, capsys):
                         '<WRITETABLE> (1,6,,"pp_safe.jj")', '<WRITETABLE> (1,2,AS+,"p.csv")',
                         '<WRITETABLE> (1,1,,"C:\\TauArgus\\out\\wide.csv")',
                         '<WRITETABLE> (1,5,AR+,"pp_safe.tab")')
-    assert main(["argus", str(arb), "--quiet", "--json", str(job / "r.json")]) == 0
+    assert main(["argus", str(arb), "--quiet", "--json", str(job / "r.json"), "--log",
+                 str(job / "r.log")]) == 0
     assert "every protection passed its audit" in capsys.readouterr().out
+    log = (job / "r.log").read_text()
+    for internal in ("pp_safe.jj", "pp_safe.tab"):  # the internal outputs are named as such
+        assert f"{internal}: confidential: contains unpublished values" in log
+    assert log.count("confidential") == 2
     folder = job / "tableinput"
     jj = Table.from_jj(folder / "pp_safe.jj")
     pivot = pd.read_csv(folder / "p.csv", dtype=str)
@@ -96,6 +102,47 @@ def test_test_table_arb_with_the_optimal_method(job, capsys):
     assert len(primary) == 9
     assert (primary[10] <= primary[2] - primary[8] + 1e-6).all()
     assert (primary[11] >= primary[2] + primary[9] - 1e-6).all()
+
+
+def test_publishable_outputs_of_the_sample_job_show_x_for_every_hidden_cell(job):
+    """pp.tab protected with OPT(1,5), written with the manual's own ``(1,1,AS+,...)`` and as
+    every other publishable type with ``AS+``: a hidden cell shows x in every field, and no
+    hidden value is in any of the files (type 1 with AS+ wrote every one of them)."""
+    arb = with_commands(job / "tableinput" / "TestTable.arb", "<SUPPRESS> OPT(1,5)",
+                        '<WRITETABLE> (1,1,AS+,"t1.csv")', '<WRITETABLE> (1,2,AS+,"t2.csv")',
+                        '<WRITETABLE> (1,3,AS+SE-,"t3.csv")',
+                        '<WRITETABLE> (1,4,AS+HL+,"t4.sbs")')
+    result = run_batch(arb)
+    assert result.passed
+    protected = result.tables[0].protected
+    hidden = protected.cells["status"].isin(["u", "m"]).to_numpy()
+    assert hidden.sum() == 17
+    folder = job / "tableinput"
+    wide = pd.read_csv(folder / "t1.csv", dtype=str, index_col=0)
+    np.testing.assert_array_equal(wide.stack().to_numpy() == "x", hidden)  # rows Size, cols Region
+    for name, fields in (("t2.csv", [2, 3]), ("t3.csv", [2, 3]), ("t4.sbs", [4, 5, 6])):
+        lines = pd.read_csv(folder / name, dtype=str, header=None,
+                            skiprows=1 if name == "t2.csv" else 0)
+        assert len(lines) == protected.n_cells
+        np.testing.assert_array_equal(lines[fields].eq("x").all(axis=1), hidden)
+        assert not lines.loc[~hidden, fields].eq("x").any(axis=None)
+    values = protected.values
+    published = values[~hidden]
+    # the hidden values that no published cell or code shares (4, 5, 11 and 15 are codes)
+    secret = [v for v in values[hidden]
+              if v > 100 and not np.isclose(published, v, atol=0.5).any()]
+    assert len(secret) == 7
+    for name in ("t1.csv", "t2.csv", "t3.csv", "t4.sbs"):
+        assert not leaked((folder / name).read_text(encoding="latin-1"), secret).size, name
+
+
+def test_an_output_of_a_table_not_protected_is_logged_as_not_publishable(job):
+    arb = with_commands(job / "tableinput" / "TestTable.arb", '<WRITETABLE> (1,3,,"raw.csv")')
+    result = run_batch(arb)
+    assert any("not protected" in line and "do not publish this file" in line
+               for line in result.log)
+    raw = pd.read_csv(job / "tableinput" / "raw.csv", header=None, dtype=str)
+    assert (raw[2] == "x").sum() == 9  # the primary cells alone are hidden
 
 
 def test_test_recode_arb_on_generated_microdata(job):
