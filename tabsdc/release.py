@@ -208,9 +208,11 @@ def write_release(
         if quoting:
             frame.to_csv(stream, index=False, sep=sep, header=head if header else False)
         else:
-            lines = [sep.join(head)] if header else []
-            lines += [sep.join(row) for row in frame.to_numpy(dtype=str).tolist()]
-            stream.write("".join(line + "\n" for line in lines))
+            lines = frame.iloc[:, 0].astype(str)
+            for column in range(1, frame.shape[1]):  # column by column, not line by line
+                lines = lines + sep + frame.iloc[:, column].astype(str)
+            text = [sep.join(head)] * header + lines.tolist()
+            stream.write("\n".join(text) + "\n" if text else "")
     return path
 
 

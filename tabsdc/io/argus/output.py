@@ -168,11 +168,12 @@ def _publishable(table: Table, path: Path, output_type: int, options: WriteOptio
     if output_type == 4:
         fields["freq"] = format_numbers(np.nan_to_num(table.cells["freq"].to_numpy(float)[at]))
         fields["status"] = np.full(len(at), "V", dtype=object)
+    # type 1: the printed table, with the names of the dimensions down only with FL+
     across = table.dims[-1] if output_type == 1 and len(table.dims) > 1 else None
-    names_given = options.get("FL", False)
+    blank = across is not None and not options.get("FL", False)
     write_release(path, codes, pd.DataFrame(fields, index=chosen.index), symbol=SYMBOL,
                   across=across, header=options.get("FL", output_type == 2) or across is not None,
-                  names=None if names_given or across is None else [""] * (len(table.dims) - 1),
+                  names=[""] * (len(table.dims) - 1) if blank else None,
                   quoting=False, encoding="latin-1")
 
 
