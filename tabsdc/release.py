@@ -129,9 +129,10 @@ def release_frame(
             raise InputError(f"published field {name!r} must be text")
     body = np.full((len(codes), published.shape[1]), symbol, dtype=object)
     body[rows] = published.to_numpy(dtype=object)
-    codes = codes.reset_index(drop=True).astype(str)
+    codes = codes.reset_index(drop=True).astype(str).astype(object)
     if across is None:
-        return pd.concat([codes, pd.DataFrame(body, columns=published.columns)], axis=1)
+        return pd.concat([codes, pd.DataFrame(body, columns=published.columns, dtype=object)],
+                         axis=1)
     if across not in codes.columns or published.shape[1] != 1:
         raise InputError(f"across must name a code column ({list(codes.columns)}) of a file "
                          "with one field")
@@ -140,8 +141,8 @@ def release_frame(
     column, labels = pd.factorize(codes[across])
     grid = np.full((len(lines), len(labels)), "", dtype=object)
     grid[line, column] = body[:, 0]
-    head = lines.to_frame(index=False, name=down)
-    return pd.concat([head, pd.DataFrame(grid, columns=labels)], axis=1)
+    head = lines.to_frame(index=False, name=down).astype(object)
+    return pd.concat([head, pd.DataFrame(grid, columns=labels, dtype=object)], axis=1)
 
 
 def write_release(
@@ -208,10 +209,8 @@ def write_release(
         if quoting:
             frame.to_csv(stream, index=False, sep=sep, header=head if header else False)
         else:
-            lines = frame.iloc[:, 0].astype(str)
-            for column in range(1, frame.shape[1]):  # column by column, not line by line
-                lines = lines + sep + frame.iloc[:, column].astype(str)
-            text = [sep.join(head)] * header + lines.tolist()
+            rows = map(sep.join, frame.to_numpy(dtype=object).tolist())
+            text = [sep.join(head)] * header + list(rows)
             stream.write("\n".join(text) + "\n" if text else "")
     return path
 
