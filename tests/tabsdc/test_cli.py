@@ -1,13 +1,10 @@
-import argparse
 import json
 
 import pandas as pd
 import pytest
 
 from sdcreport.files import CSV_MARK
-from tabsdc import Table
 from tabsdc.cli import main
-from tabsdc.cli.io import write_outputs
 
 from ..conftest import DATA
 
@@ -132,20 +129,6 @@ def test_rules_alone_offer_no_publishable_file(microdata_csv, tmp_path):
               "--p", "10", "--publish", str(tmp_path / "p.csv")])
     assert stop.value.code == 2
     assert not (tmp_path / "p.csv").exists()
-
-
-def test_publish_is_not_written_for_a_table_that_failed_its_check(tmp_path, capsys):
-    table = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "value": [3.0, 4.0]}), ["r"])
-    table = table.with_columns(status=["s", "u", "s"])
-    args = argparse.Namespace(command="protect", out=None, publish=tmp_path / "p.csv",
-                              symbol="x", layout="long", json=None, html=None, report=None,
-                              written=[])
-    write_outputs(args, table=table, unprotected="the audit finds a sensitive cell unprotected")
-    assert not args.publish.exists() and args.written == []
-    assert ("tabsdc protect: --publish " in capsys.readouterr().err)
-    write_outputs(args, table=table)
-    assert args.publish.read_text(encoding="utf-8-sig").splitlines() == [
-        "r,value", "Total,7", "a,x", "b,4"]
 
 
 def test_a_cells_file_of_rules_is_read_back_by_round(microdata_csv, tmp_path, capsys):

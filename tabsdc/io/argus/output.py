@@ -46,8 +46,8 @@ from tabsdc.io.argus.tab import format_numbers, write_tab
 from tabsdc.release import published_cells, write_release
 from tabsdc.table import Table
 
-__all__ = ["WriteOptions", "parse_write_options", "write_output", "STATUS_NUMBERS",
-           "OUTPUT_TYPES", "SYMBOL"]
+__all__ = ["WriteOptions", "parse_write_options", "check_write_request", "write_output",
+           "STATUS_NUMBERS", "OUTPUT_TYPES", "SYMBOL"]
 
 #: Output types by number.
 OUTPUT_TYPES = {1: "CSV", 2: "CSV for pivot table", 3: "code-value", 4: "SBS",
@@ -101,6 +101,40 @@ def parse_write_options(text: str) -> WriteOptions:
     return WriteOptions(tuple(flags))
 
 
+def check_write_request(output_type: int, options: WriteOptions, *,
+                        adjusted: bool = False) -> list[str]:
+    """Check a WRITETABLE request before anything is computed; returns notes for the log
+    (options that do not apply to the type). ``adjusted``: the table is rounded or adjusted.
+
+    Raises
+    ------
+    InputError
+        An unknown type, ``TR+``/``HI+``, a rounded or adjusted table as SBS, intermediate
+        or JJ file (as in tau-ARGUS).
+
+    Examples
+    --------
+    >>> check_write_request(6, parse_write_options("AS+"))
+    ['option AS+ does not apply to type 6 (JJ) and has no effect']
+    """
+    if output_type not in OUTPUT_TYPES:
+        raise InputError(f"WRITETABLE type {output_type}: known types are "
+                         + ", ".join(f"{k} {v}" for k, v in OUTPUT_TYPES.items()))
+    notes = []
+    for name, on in options.flags:
+        if on and name in ("TR", "HI"):
+            raise InputError(f"WRITETABLE option {name}+ is not supported: "
+                             + ("trivial levels are kept in every output" if name == "TR"
+                                else "holding-level intermediate files are not written"))
+        if output_type not in _APPLIES[name]:
+            notes.append(f"option {name}{'+' if on else '-'} does not apply to type "
+                         f"{output_type} ({OUTPUT_TYPES[output_type]}) and has no effect")
+    if adjusted and output_type in (4, 5, 6):
+        raise InputError(f"WRITETABLE type {output_type} ({OUTPUT_TYPES[output_type]}) is not "
+                         "available for a rounded or adjusted table (as in tau-ARGUS)")
+    return notes
+
+
 def write_output(table: Table, path: Path, output_type: int, options: WriteOptions, *,
                  original: Table | None = None, response: str = "value",
                  decimals: int = 0, protected: bool = True) -> list[str]:
@@ -116,21 +150,7 @@ def write_output(table: Table, path: Path, output_type: int, options: WriteOptio
         An unknown type, ``TR+``/``HI+``, SBS without the largest contributions, a
         rounded or adjusted table as SBS, intermediate or JJ file (as in tau-ARGUS).
     """
-    if output_type not in OUTPUT_TYPES:
-        raise InputError(f"WRITETABLE type {output_type}: known types are "
-                         + ", ".join(f"{k} {v}" for k, v in OUTPUT_TYPES.items()))
-    notes = []
-    for name, on in options.flags:
-        if on and name in ("TR", "HI"):
-            raise InputError(f"WRITETABLE option {name}+ is not supported: "
-                             + ("trivial levels are kept in every output" if name == "TR"
-                                else "holding-level intermediate files are not written"))
-        if output_type not in _APPLIES[name]:
-            notes.append(f"option {name}{'+' if on else '-'} does not apply to type "
-                         f"{output_type} ({OUTPUT_TYPES[output_type]}) and has no effect")
-    if original is not None and output_type in (4, 5, 6):
-        raise InputError(f"WRITETABLE type {output_type} ({OUTPUT_TYPES[output_type]}) is not "
-                         "available for a rounded or adjusted table (as in tau-ARGUS)")
+    notes = check_write_request(output_type, options, adjusted=original is not None)
     if output_type == 4 and "x1" not in table.cells.columns:
         raise InputError("SBS output needs the largest contributions of each cell (a table "
                          "from microdata, or <MAXSCORE> columns in tabular input)")
