@@ -175,7 +175,6 @@ def run_round(args: argparse.Namespace) -> int:
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.additive, "rounding", "the additivity check")
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
-                  publishable=result.audit is None or result.audit.passed,
                   report=lambda: Report(
                       f"Rounding of {args.input.name}",
                       metadata={"column rounded": args.column, "base": args.base,
