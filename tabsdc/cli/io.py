@@ -1,9 +1,11 @@
 """Files of the ``tabsdc`` commands: reading the input table, checking and writing outputs.
 
 Readers turn every problem with a file (missing, a folder, empty, not UTF-8, not CSV) into a
-:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line. Writers
+:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line; they
+skip the confidentiality line of an internal CSV (:mod:`tabsdc.io.csvfile`). Writers
 go through :mod:`sdcreport.files`: outputs are checked by :func:`check_outputs` before the
-work starts and each is written whole or not at all.
+work starts and each is written whole or not at all. ``--publish`` goes through the one door
+(:func:`tabsdc.release.write_publishable`); every other output is internal and says so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
-from sdcreport.files import atomic_write, check_output_paths, write_text
+from sdcreport.files import (
+    CONFIDENTIAL,
+    CONFIDENTIAL_FIELD,
+    check_output_paths,
+    write_text,
+)
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
 from tabsdc.errors import InputError, TabSDCError
@@ -125,8 +132,10 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def write_json(data: dict[str, Any], path: Path) -> None:
     """Write a result's machine-readable summary (NaN and infinities as null), whole or not
-    at all."""
-    write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
+    at all; its first field says it is confidential
+    (:data:`sdcreport.files.CONFIDENTIAL_FIELD`)."""
+    field, note = CONFIDENTIAL_FIELD
+    write_text(path, json.dumps({field: note, **jsonable(data)}, indent=2, allow_nan=False))
     print(f"result written to {path}")
 
 
@@ -148,7 +157,7 @@ def write_outputs(
     gets no ``--publish`` file, said on standard error; its other outputs are written, to
     show what failed. Each file written is appended to ``args.written``.
     """
-    from tabsdc.release import write_publishable
+    from tabsdc.release import write_internal_table, write_publishable
 
     built = []
 
@@ -159,13 +168,9 @@ def write_outputs(
 
     written = getattr(args, "written", [])
     if getattr(args, "out", None) is not None and table is not None:
-        if args.out.suffix.lower() == ".jj":
-            table.to_jj(args.out)
-        else:
-            with atomic_write(args.out, encoding="utf-8", newline="") as stream:
-                table.to_frame().to_csv(stream, index=False)
+        write_internal_table(table, args.out)
         written.append(args.out)
-        print(f"table written to {args.out}")
+        print(f"table written to {args.out} ({CONFIDENTIAL})")
     if getattr(args, "publish", None) is not None and table is not None and not publishable:
         print(f"--publish: nothing written to {args.publish}: the result is not protected or "
               "failed a check (exit status 1); the other outputs show why", file=sys.stderr)

@@ -14,7 +14,10 @@ hierarchies, microdata to mask) goes through :func:`read_csv_file`:
   lines are not records, quoted line breaks are counted), so that every later error names
   the line;
 * a header naming a column twice, a record with more fields than the header and a quote
-  never closed are refused naming the file, the line and the column.
+  never closed are refused naming the file, the line and the column;
+* the first line of an internal file written by the toolkit,
+  ``# confidential: contains unpublished values`` (:data:`sdcreport.files.CSV_MARK`), is
+  skipped (and counted: lines keep their numbers in the file).
 
 Examples
 --------
@@ -38,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import confidential_lines
 from tabsdc.errors import InputError
 
 __all__ = ["input_file", "read_csv_text", "read_csv_file", "with_numbers",
@@ -115,6 +119,8 @@ def read_csv_file(
     """
     shown = name or path
     text = read_csv_text(path, name, encoding).replace("\r\n", "\n").replace("\r", "\n")
+    marked = confidential_lines(text)
+    text = text.split("\n", 1)[1] if marked else text
     header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
     refuse_duplicate_columns(header, shown)
     numbers = [c for c in numbers if c in header]
@@ -125,9 +131,10 @@ def read_csv_file(
     except pd.errors.EmptyDataError:
         raise InputError(f"{shown} is empty") from None
     except pd.errors.ParserError as error:
-        raise InputError(f"{shown}: {_parser_problem(str(error))}") from None
+        raise InputError(f"{shown}: {_parser_problem(str(error), marked)}") from None
     frame.index = pd.Index(_record_lines(frame, text), name="line")
     frame = frame[~_blank(frame, text)]
+    frame.index = pd.Index(frame.index + marked, name="line")
     if frame.empty:
         raise InputError(f"{shown} has a header but no records")
     return frame
@@ -178,17 +185,18 @@ def refuse_duplicate_columns(header: Sequence[object], file: object) -> None:
         seen[column] = position
 
 
-def _parser_problem(message: str) -> str:
-    """pandas' tokenizer message in the toolkit's words, with the line."""
+def _parser_problem(message: str, skipped: int = 0) -> str:
+    """pandas' tokenizer message in the toolkit's words, with the line (of the file, whose
+    first ``skipped`` lines pandas did not see)."""
     fields = _FIELDS_ERROR.search(message)
     if fields:
         expected, line, saw = fields.groups()
-        return (f"line {line}: {saw} fields where the header has {expected} (a separator "
-                "too many, or a field with a separator that is not quoted)")
+        return (f"line {int(line) + skipped}: {saw} fields where the header has {expected} "
+                "(a separator too many, or a field with a separator that is not quoted)")
     quote = _QUOTE_ERROR.search(message)
     if quote:
-        return (f"line {int(quote.group(1)) + 1}: a quote opened on this line or a later "
-                "one is never closed")
+        return (f"line {int(quote.group(1)) + 1 + skipped}: a quote opened on this line or a "
+                "later one is never closed")
     return f"not a valid CSV file: {message.strip()}"
 
 

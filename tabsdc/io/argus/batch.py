@@ -464,7 +464,8 @@ class _Runner:
         self._write(request.output, lambda staged: notes.extend(write_output(
             table, staged, request.output_type, request.options, original=original,
             response=job.spec.response.strip("<>"),
-            decimals=response.decimals if response else 0)))
+            decimals=response.decimals if response else 0,
+            protected=job.outcome is not None and job.outcome.passed)))
         for note in [*notes, request.output.note]:
             if note:
                 self.say(f"  {note}")

@@ -7,6 +7,10 @@ frequency, the largest contributions, the cost, the status (``S`` safe, ``U`` un
 The ``.rda`` describes these columns and names one ``.hrc`` per dimension, so tau-ARGUS (and
 :func:`tabsdc.io.argus.tables.tabular_table`) reads the same table back. A-priori bounds
 are not part of a ``.tab``: :func:`tabsdc.io.argus.apriori.write_hst` writes them.
+
+A ``.tab`` holds the value of every cell: it is an internal file. Its ``.rda`` says so on its
+first line, a ``//`` comment (:data:`sdcreport.files.CONFIDENTIAL`), which tau-ARGUS's and
+this toolkit's readers skip; the ``.tab`` and ``.hrc`` formats allow no comment.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import CONFIDENTIAL, write_text
 from tabsdc.errors import InputError
 from tabsdc.io.argus.hrc import write_hrc
-from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
+from tabsdc.io.argus.metadata import Metadata, Variable, format_rda
 from tabsdc.table import Table
 
 __all__ = ["write_tab", "tab_files", "tab_status_codes", "format_numbers"]
@@ -134,5 +139,6 @@ def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path
                                  lineterminator="\n")
     metadata = Metadata(tuple(variables), kind="table", separator=";",
                         path=str(path.with_suffix(".rda")))
-    write_rda(metadata, path.with_suffix(".rda"))
+    write_text(path.with_suffix(".rda"), f"// {CONFIDENTIAL}\n" + format_rda(metadata),
+               encoding="latin-1")
     return metadata

@@ -175,8 +175,9 @@ def test_a_failing_move_puts_every_previous_output_back(job, monkeypatch):
     before = snapshot(arb.parent)
     real_replace = os.replace
 
-    def refusing(src, dst, *args, **kwargs):
-        if Path(dst).name == "b.csv" and Path(src).parent.name.startswith(STAGING_PREFIX):
+    def refusing(src, dst, *args, **kwargs):  # the move out of the staging folder only
+        if Path(dst).name == "b.csv" and Path(src).parent.name.startswith(STAGING_PREFIX) \
+                and not Path(dst).parent.name.startswith(STAGING_PREFIX):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(dst))
         return real_replace(src, dst, *args, **kwargs)
 

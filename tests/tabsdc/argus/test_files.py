@@ -217,6 +217,9 @@ def test_tab_with_all_totals_must_add_up():
 def test_tab_round_trip_gives_the_same_table(tmp_path):
     table = pp_table()
     metadata = write_tab(table, tmp_path / "pp_out.tab", response="Var2", decimals=2)
+    # an internal file: its .rda says so on a comment line, which the readers skip
+    rda = (tmp_path / "pp_out.rda").read_text(encoding="latin-1")
+    assert rda.splitlines()[0] == "// confidential: contains unpublished values"
     again_meta = read_rda(tmp_path / "pp_out.rda")
     assert again_meta.variables == metadata.variables
     frame = read_data(tmp_path / "pp_out.tab", again_meta)
