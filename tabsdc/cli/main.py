@@ -8,10 +8,13 @@ Exit statuses, the same for every command of both programs:
   line, cell or column); also argparse's own usage errors;
 * 3: internal error (one line; ``--debug`` shows the traceback);
 * 130: interrupted (Ctrl-C): one line saying what was interrupted, after how long and the last
-  progress line; outputs are written only once the work is done, and each whole or not at all.
-  A Ctrl-C during a search stops it within seconds (:mod:`tabsdc.interrupts`, mode
+  progress line; outputs are written only once the work is done, all of them or none, each
+  whole. A Ctrl-C during a search stops it within seconds (:mod:`tabsdc.interrupts`, mode
   ``"raise"``); with ``--keep-best`` (mode ``"keep"``) the command writes the best result of
-  the search that passes its checks, marked interrupted, and still exits 130.
+  the search that passes its checks, marked interrupted, and still exits 130. SIGTERM (a
+  scheduler, ``timeout``, ``kill``) and SIGHUP (a closed terminal) are handled the same way
+  and exit with 128 + the signal's number: 143 and 129. The solver's worker processes end
+  with the command.
 
 Outputs are checked before the work starts (:func:`tabsdc.cli.io.check_outputs`).
 """
@@ -19,6 +22,7 @@ Outputs are checked before the work starts (:func:`tabsdc.cli.io.check_outputs`)
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 import traceback
@@ -40,8 +44,8 @@ from tabsdc.cli.rules import add_rules_command
 from tabsdc.cli.ui import add_ui_command
 from tabsdc.errors import TabSDCError
 
-__all__ = ["main", "build_parser", "run", "COMMANDS", "EXIT_OK", "EXIT_NOT_PROTECTED",
-           "EXIT_BAD_INPUT", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED"]
+__all__ = ["main", "build_parser", "run", "interrupted_status", "COMMANDS", "EXIT_OK",
+           "EXIT_NOT_PROTECTED", "EXIT_BAD_INPUT", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED"]
 
 EXIT_OK = 0
 EXIT_NOT_PROTECTED = 1
@@ -97,8 +101,9 @@ def run(
     args.written = []
     args.last_progress = None
     started = time.monotonic()
+    mode = "keep" if getattr(args, "keep_best", False) else "raise"
     try:
-        with interrupts.on_interrupt("keep" if getattr(args, "keep_best", False) else "raise"):
+        with interrupts.on_interrupt(mode, signals=interrupts.STOP_SIGNALS):
             check_outputs(args)
             return args.run(args)
     except (*user_errors, *_FILE_ERRORS) as error:
@@ -115,9 +120,11 @@ def run(
             done = (f"; written before the interrupt: {written}" if args.written
                     else "; no output written")
         last = f"; last progress: {args.last_progress}" if args.last_progress else ""
-        print(f"{name}: interrupted after {time.monotonic() - started:.1f} s{last}{note}{done}",
-              file=sys.stderr)
-        return EXIT_INTERRUPTED
+        signum = interrupts.received()
+        by = "" if signum in (None, signal.SIGINT) else f" by {signal.Signals(signum).name}"
+        _say(f"{name}: interrupted{by} after {time.monotonic() - started:.1f} s{last}{note}"
+             f"{done}")
+        return interrupted_status(signum)
     except Exception as error:  # every other exception is a bug: one line, status 3
         if getattr(args, "debug", False):
             traceback.print_exc()
@@ -125,6 +132,27 @@ def run(
         print(f"{name}: internal error: {type(error).__name__}: {error}{hint}",
               file=sys.stderr)
         return EXIT_INTERNAL_ERROR
+
+
+def interrupted_status(signum: int | None) -> int:
+    """The exit status of a command stopped by the signal ``signum``: 128 + its number, the
+    shells' convention (130 for Ctrl-C and for an interrupt without a signal).
+
+    Examples
+    --------
+    >>> interrupted_status(signal.SIGTERM), interrupted_status(None)
+    (143, 130)
+    """
+    return EXIT_INTERRUPTED if signum is None else 128 + int(signum)
+
+
+def _say(line: str) -> None:
+    """Print the last line on standard error, which may be gone (SIGHUP: a closed
+    terminal)."""
+    try:
+        print(line, file=sys.stderr)
+    except OSError:
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
