@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sdcreport.files import write_text
+from sdcreport.files import all_or_none, write_text
 from tabsdc.cli.io import write_json
 from tabsdc.cli.options import Commands, add_command, positive_seconds
 from tabsdc.io.argus.batch import run_batch
@@ -52,10 +52,13 @@ def add_argus_command(commands: Commands) -> None:
 def _run_argus(args: argparse.Namespace) -> int:
     result = run_batch(args.input, time_limit=args.time_limit,
                        progress=None if args.quiet else print)
-    if args.log:
-        write_text(args.log, "\n".join(result.log) + "\n")
+    with all_or_none():
+        if args.log:
+            write_text(args.log, "\n".join(result.log) + "\n")
+        if args.json:
+            write_json({"batch": str(args.input), **result.to_dict()}, args.json)
     if args.json:
-        write_json({"batch": str(args.input), **result.to_dict()}, args.json)
+        print(f"result written to {args.json}")
     protected = sum(job.outcome is not None for job in result.tables)
     verdict = ("no table was protected (no SUPPRESS)" if not protected else
                "every protection passed its audit" if result.passed else

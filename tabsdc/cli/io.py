@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
-from sdcreport.files import atomic_write, check_output_paths, write_text
+from sdcreport.files import all_or_none, atomic_write, check_output_paths, write_text
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
 from tabsdc.errors import InputError, TabSDCError
@@ -180,7 +180,6 @@ def write_json(data: dict[str, Any], path: Path) -> None:
     """Write a result's machine-readable summary (NaN and infinities as null), whole or not
     at all."""
     write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
-    print(f"result written to {path}")
 
 
 def write_outputs(
@@ -193,10 +192,12 @@ def write_outputs(
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
-    ``report`` (``--html``, ``--report``), each whole or not at all.
+    ``report`` (``--html``, ``--report``), all of them or none
+    (:func:`sdcreport.files.all_or_none`), each whole.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
-    their new values). Each file written is appended to ``args.written``.
+    their new values). Each file written is appended to ``args.written`` once all are in
+    place.
     """
     from tabsdc.release import write_publishable
 
@@ -207,30 +208,35 @@ def write_outputs(
             built.append(report())
         return built[0]
 
-    written = getattr(args, "written", [])
-    if getattr(args, "out", None) is not None and table is not None:
-        if args.out.suffix.lower() == ".jj":
-            table.to_jj(args.out)
+    def write_table(path: Path) -> None:
+        if path.suffix.lower() == ".jj":
+            table.to_jj(path)
         else:
-            with atomic_write(args.out, encoding="utf-8", newline="") as stream:
+            with atomic_write(path, encoding="utf-8", newline="") as stream:
                 table.to_frame().to_csv(stream, index=False)
-        written.append(args.out)
-        print(f"table written to {args.out}")
-    if getattr(args, "publish", None) is not None and table is not None:
+
+    def publish(path: Path) -> None:
         published = table.with_columns(status="s") if every_cell else table
-        write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
-        written.append(args.publish)
-        print(f"publishable table written to {args.publish}")
-    if args.json is not None:
+        write_publishable(published, path, symbol=args.symbol, layout=args.layout)
+
+    def write_data(path: Path) -> None:
         if data:
-            write_json(data(), args.json)
+            write_json(data(), path)
         else:
-            write_text(args.json, the_report().to_json())
-            print(f"result written to {args.json}")
-        written.append(args.json)
-    for path, save in ((args.html, lambda p: write_text(p, the_report().to_html())),
-                       (args.report, lambda p: the_report().save(p))):
-        if path is not None:
-            save(path)
-            written.append(path)
-            print(f"report written to {path}")
+            write_text(path, the_report().to_json())
+
+    has_table = table is not None
+    outputs = [(getattr(args, "out", None) if has_table else None, write_table, "table"),
+               (getattr(args, "publish", None) if has_table else None, publish,
+                "publishable table"),
+               (args.json, write_data, "result"),
+               (args.html, lambda p: write_text(p, the_report().to_html()), "report"),
+               (args.report, lambda p: the_report().save(p), "report")]
+    wanted = [(path, write, what) for path, write, what in outputs if path is not None]
+    with all_or_none():
+        for path, write, _ in wanted:
+            write(path)
+    written = getattr(args, "written", [])
+    for path, _, what in wanted:
+        written.append(path)
+        print(f"{what} written to {path}")

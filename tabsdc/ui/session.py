@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from sdcreport import Report
+from sdcreport.files import atomic_write, write_text
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.rules import RulesResult, apply_rules
@@ -321,8 +322,7 @@ class Session:
             folder.mkdir(exist_ok=True)
             if kind == "script":
                 path = folder / f"{stem}_protect.py"
-                path.write_text(session_script(self.spec), encoding="utf-8")
-                return path
+                return write_text(path, session_script(self.spec))
             published = self._published()
             if kind == "publishable":
                 every_cell = self.spec["protect"]["method"] != "suppression"
@@ -333,7 +333,8 @@ class Session:
                 return published.to_jj(folder / f"{stem}_internal.jj")
             if kind == "internal-csv":
                 path = folder / f"{stem}_internal.csv"
-                published.to_frame().to_csv(path, index=False)
+                with atomic_write(path, encoding="utf-8", newline="") as stream:
+                    published.to_frame().to_csv(stream, index=False)
                 return path
             if kind == "report":
                 return self._report().save(folder / f"{stem}_report.html")

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import write_text
 from tabsdc.audit import audit
 from tabsdc.errors import InputError
 from tabsdc.io.argus.tab import format_numbers, write_tab
@@ -133,7 +134,7 @@ def write_output(table: Table, path: Path, output_type: int, options: WriteOptio
         header = options.get("FL", output_type == 2) or output_type == 1 and len(table.dims) > 1
         lines = [",".join(names)] if header else []
         lines += [",".join(row) for row in rows]
-        path.write_text("\n".join(lines) + "\n", encoding="latin-1")
+        write_text(path, "\n".join(lines) + "\n", encoding="latin-1")
     return notes
 
 

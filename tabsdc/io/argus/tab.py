@@ -17,7 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import all_or_none, atomic_write
 from tabsdc.errors import InputError
+from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.hrc import write_hrc
 from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
 from tabsdc.table import Table
@@ -83,15 +85,18 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     index = cells.index.to_frame(index=False)
     columns: dict[str, np.ndarray] = {}
     variables: list[Variable] = []
+    hierarchy_files = []
     for position, dim in enumerate(table.dims):
         hierarchy = table.hierarchies[dim]
-        hrc = write_hrc(hierarchy, path.with_name(f"{path.stem}_{dim}.hrc"))
+        hrc = path.with_name(f"{path.stem}_{dim}.hrc")
+        hierarchy_files.append((hierarchy, hrc))
         columns[dim] = ('"' + index.iloc[:, position].astype(str) + '"').to_numpy()
         variables.append(Variable(dim, explanatory=True, total_code=hierarchy.root,
                                   hierarchical=True, hierarchy_file=hrc.name))
     if status_only:
         columns["status"] = tab_status_codes(table)
-        return _write(columns, variables + [Variable("status", role="status")], path)
+        return _write(columns, variables + [Variable("status", role="status")], path,
+                      hierarchy_files)
     columns[response] = format_numbers(cells["value"].to_numpy(float))
     variables.append(Variable(response, numeric=True, decimals=decimals))
     if cells["freq"].notna().all():
@@ -112,13 +117,19 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     for name, values in (extra or {}).items():
         columns[name] = format_numbers(np.asarray(values, dtype=float))
         variables.append(Variable(name, numeric=True, role="extra"))
-    return _write(columns, variables, path)
+    return _write(columns, variables, path, hierarchy_files)
 
 
-def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path) -> Metadata:
-    pd.DataFrame(columns).to_csv(path, sep=";", header=False, index=False, quoting=3,
-                                 lineterminator="\n")
+def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path,
+           hierarchy_files: list[tuple[Hierarchy, Path]]) -> Metadata:
+    """The ``.tab``, its ``.rda`` and its ``.hrc`` files, all of them or none."""
     metadata = Metadata(tuple(variables), kind="table", separator=";",
                         path=str(path.with_suffix(".rda")))
-    write_rda(metadata, path.with_suffix(".rda"))
+    with all_or_none():
+        for hierarchy, hrc in hierarchy_files:
+            write_hrc(hierarchy, hrc)
+        with atomic_write(path, encoding="utf-8", newline="") as stream:
+            pd.DataFrame(columns).to_csv(stream, sep=";", header=False, index=False,
+                                         quoting=3, lineterminator="\n")
+        write_rda(metadata, path.with_suffix(".rda"))
     return metadata

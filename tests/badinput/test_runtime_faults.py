@@ -1,0 +1,194 @@
+"""Faults at run time: a full disk, a failure while the outputs replace the previous files,
+a symbolic link as output, part files of a killed writer. Each gets a clear answer and harms
+nothing: the outputs of a command land together or not at all, the previous files stay
+intact, no partial file is left behind."""
+
+import errno
+import io
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sdcreport.files as files
+from sdcreport.files import OutputPathError, write_text
+from tabsdc.cli import main
+
+from .cases import MICRO, RULES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _parts(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".part"))
+
+
+# -- a full disk, and failures while the outputs are put in place -------------------------------
+
+
+class _FullDisk(io.RawIOBase):
+    """A file that takes ``room`` bytes, then fails as a full disk does."""
+
+    def __init__(self, real: io.FileIO, room: int) -> None:
+        self.real, self.room = real, room
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        if len(data) > self.room:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        self.room -= len(data)
+        return self.real.write(data)
+
+    def fileno(self) -> int:
+        return self.real.fileno()
+
+    def close(self) -> None:
+        self.real.close()
+        super().close()
+
+
+def _disk_full_at(monkeypatch: pytest.MonkeyPatch, opened: int, room: int = 10) -> None:
+    """The ``opened``-th part file the writers open (1 = the first) fills the disk after
+    ``room`` bytes."""
+    count = []
+
+    def fake_open(descriptor, mode="r", **kwargs):
+        count.append(1)
+        if len(count) != opened:
+            return open(descriptor, mode, **kwargs)
+        raw = _FullDisk(io.FileIO(descriptor, "w"), room)
+        buffered = io.BufferedWriter(raw, buffer_size=4)
+        if "b" in mode:
+            return buffered
+        return io.TextIOWrapper(buffered, encoding=kwargs.get("encoding"),
+                                newline=kwargs.get("newline"))
+
+    monkeypatch.setattr(files, "open", fake_open, raising=False)
+
+
+def test_a_full_disk_names_the_file_and_keeps_every_previous_output(tmp_path, monkeypatch,
+                                                                     capsys):
+    micro = tmp_path / "micro.csv"
+    micro.write_text(MICRO)
+    outputs = {"--out": "p.jj", "--publish": "p.csv", "--json": "p.json", "--html": "p.html"}
+    argv = ["protect", str(micro), *RULES]
+    for flag, name in outputs.items():
+        argv += [flag, str(tmp_path / name)]
+        (tmp_path / name).write_text(f"the previous {name}")
+    before = _snapshot(tmp_path)
+    _disk_full_at(monkeypatch, opened=3)  # --json, after --out and --publish were staged
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "Traceback" not in err
+    assert re.fullmatch(rf"tabsdc protect: error: cannot write {re.escape(str(tmp_path))}/"
+                        r"p\.json: no space left on the device \([\d.]+ (bytes|KiB|MiB|GiB|TiB)"
+                        rf" free in {re.escape(str(tmp_path))}\); nothing was replaced", err[-1])
+    assert _snapshot(tmp_path) == before  # all four previous files intact, nothing else
+    monkeypatch.undo()
+    assert main(argv) == 0  # with room on the disk every output is written
+    assert all((tmp_path / name).read_bytes() != before[name] for name in outputs.values())
+    assert _parts(tmp_path) == []
+
+
+def test_a_failure_while_replacing_puts_every_previous_file_back(tmp_path, monkeypatch):
+    old = {"a.csv": "old a", "b.json": "old b"}
+    for name, text in old.items():
+        (tmp_path / name).write_text(text)
+    real_replace = os.replace
+    calls = []
+
+    def interrupted_replace(source, target):
+        calls.append(Path(target).name)
+        if len(calls) == 3:  # a.csv and b.json are in place; c.html is not
+            raise KeyboardInterrupt
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", interrupted_replace)
+    with pytest.raises(KeyboardInterrupt), files.all_or_none():
+        for name in ("a.csv", "b.json", "c.html"):
+            write_text(tmp_path / name, f"new {name}")
+    monkeypatch.undo()
+    assert calls[:3] == ["a.csv", "b.json", "c.html"]
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == old
+
+
+def test_an_error_before_the_end_of_the_block_replaces_nothing(tmp_path):
+    (tmp_path / "a.csv").write_text("old a")
+    with pytest.raises(OutputPathError, match="missing"), files.all_or_none():
+        write_text(tmp_path / "a.csv", "new a")
+        write_text(tmp_path / "missing" / "b.json", "new b")
+    assert [p.name for p in tmp_path.iterdir()] == ["a.csv"]
+    assert (tmp_path / "a.csv").read_text() == "old a"
+
+
+# -- symbolic links -----------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path):
+    micro = tmp_path / "micro.csv"
+    micro.write_text(MICRO)
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "cells.csv"
+    target.write_text("previous")
+    os.chmod(target, 0o640)
+    link = tmp_path / "cells.csv"
+    link.symlink_to(target)
+    assert main(["rules", str(micro), *RULES, "--out", str(link)]) == 0
+    assert link.is_symlink() and Path(os.readlink(link)) == target
+    assert "status" in pd.read_csv(target).columns
+    assert target.stat().st_mode & 0o777 == 0o640  # the target keeps its permissions
+    assert _parts(tmp_path) == _parts(tmp_path / "real") == []
+
+
+# -- part files of a writer that was killed -----------------------------------------------------
+
+_WRITER = """
+import sys, time
+from sdcreport.files import atomic_write
+with atomic_write(sys.argv[1]) as stream:
+    stream.write("half of a table")
+    stream.flush()
+    print("writing", flush=True)
+    time.sleep(600)
+"""
+
+
+def _writer(target: Path) -> subprocess.Popen:
+    """A process in the middle of writing ``target`` (it has said so)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-c", _WRITER, str(target)], env=env,
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "writing"
+    return process
+
+
+@pytest.mark.skipif(os.name != "posix", reason="processes looked up by number")
+def test_a_later_write_removes_the_part_files_of_killed_writers_only(tmp_path):
+    target = tmp_path / "cells.csv"
+    killed, alive = _writer(target), _writer(target)
+    try:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        parts = _parts(tmp_path)
+        assert len(parts) == 2  # a killed writer cannot clean up
+        assert any(f".{killed.pid}." in name for name in parts)
+        write_text(target, "whole")
+        assert target.read_text() == "whole"
+        assert [f".{alive.pid}." in name for name in _parts(tmp_path)] == [True]
+    finally:
+        alive.kill()
+        alive.wait()
+    write_text(target, "again")
+    assert _parts(tmp_path) == []
