@@ -17,7 +17,27 @@ from tabsdc.rounding.statistics import METHODS, table_statistics
 from tabsdc.table import Table
 from tabsdc.validation import check_choice, validate_table
 
-__all__ = ["round_table"]
+__all__ = ["round_table", "EXACT_LIMIT"]
+
+#: The largest magnitude at which float64 holds every integer, 2**53: beyond it not every
+#: multiple of a base is a float64 number, so a rounded table could not be exact.
+EXACT_LIMIT = 2.0**53
+
+
+def _check_exact(table: Table, base: int) -> None:
+    """Refuse a table whose values or right-hand sides reach :data:`EXACT_LIMIT` (less the
+    base), naming the first such cell or relation."""
+    room = EXACT_LIMIT - base
+    cell = np.flatnonzero(np.abs(table.values) > room)
+    relation = np.flatnonzero(np.abs(table.b) > room)
+    if not cell.size and not relation.size:
+        return
+    where, number = ((table.cell_labels(cell[:1])[0], table.values[cell[0]]) if cell.size else
+                     (table.describe_relation(int(relation[0])), table.b[relation[0]]))
+    raise InputError(f"{where}: {number:g} is beyond 2**53 - {base} = {room:.0f}: above 2**53 "
+                     f"float64 numbers do not hold every multiple of the base {base}, so a "
+                     "rounded table would not be exact; round the table in a larger unit "
+                     "(e.g. thousands)")
 
 
 def round_table(
@@ -78,8 +98,9 @@ def round_table(
     ------
     InputError
         A base that is not an integer >= 2, an unknown method, objective or engine, a table
-        that is not a network for ``"unbiased-controlled"`` or a network engine, or a
-        relation whose right-hand side is not a multiple of the base.
+        that is not a network for ``"unbiased-controlled"`` or a network engine, a
+        relation whose right-hand side is not a multiple of the base, or a value beyond
+        :data:`EXACT_LIMIT` (2**53) less the base.
     SolverError
         Controlled rounding stopped without any solution.
 
@@ -97,6 +118,7 @@ def round_table(
         raise InputError(f"table must be a tabsdc.Table, got {type(table).__name__}")
     base = check_base(base)
     check_choice("method", method, METHODS)
+    _check_exact(table, base)
     start = perf_counter()
     if method not in RULES:  # controlled rounding keeps the relations: they must hold
         validate_table(table)

@@ -1,7 +1,8 @@
 """Faults at run time: a full disk, a failure while the outputs replace the previous files,
-a symbolic link as output, part files of a killed writer. Each gets a clear answer and harms
-nothing: the outputs of a command land together or not at all, the previous files stay
-intact, no partial file is left behind."""
+a symbolic link as output, part files of a killed writer, values too large for float64's
+sums and for exact rounding. Each gets a clear answer and harms nothing: the outputs of a
+command land together or not at all, the previous files stay intact, no partial file is left
+behind, no raw warning reaches the user."""
 
 import errno
 import io
@@ -10,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -17,9 +19,11 @@ import pytest
 
 import sdcreport.files as files
 from sdcreport.files import OutputPathError, write_text
+from tabsdc import Table
 from tabsdc.cli import main
+from tabsdc.errors import InputError
 
-from .cases import MICRO, RULES
+from .cases import JJ, MICRO, RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -192,3 +196,82 @@ def test_a_later_write_removes_the_part_files_of_killed_writers_only(tmp_path):
         alive.wait()
     write_text(target, "again")
     assert _parts(tmp_path) == []
+
+
+# -- values beyond what float64 computes exactly ------------------------------------------------
+
+
+def _micro_scaled(factor: float) -> str:
+    lines = MICRO.splitlines()
+    return "\n".join([lines[0], *(f"{r},{s},{float(v) * factor!r}" for r, s, v in
+                                  (line.split(",") for line in lines[1:]))]) + "\n"
+
+
+def _run_quietly(argv: list[str]) -> int:
+    """``tabsdc`` in-process with every warning an error: none may reach the user."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return main(argv)
+
+
+def test_values_near_the_largest_float_are_refused_naming_the_line_and_the_limit(
+        tmp_path, capsys):
+    micro = tmp_path / "micro.csv"
+    micro.write_text(_micro_scaled(1e306))  # totals of these overflow to inf
+    before = _snapshot(tmp_path)
+    assert _run_quietly(["protect", str(micro), *RULES, "--out", str(tmp_path / "o.jj")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("tabsdc protect: error: column 'turnover' has a too large value at "
+                          "line 2: 1e+308 (value 1e+308 is beyond 1e+150, the largest "
+                          "magnitude the toolkit computes with")
+    jj = tmp_path / "t.jj"
+    jj.write_text(JJ.replace("1 2 1 u 0 10 1 1 0", "1 1.7e308 1 u 0 1.79e308 1 1 0"))
+    before = _snapshot(tmp_path)
+    for command in (["audit", str(jj), "--json", str(tmp_path / "a.json")],
+                    ["adjust", str(jj), "--out", str(tmp_path / "a.jj")]):
+        assert _run_quietly(command) == 2
+        assert capsys.readouterr().err.strip().endswith(
+            "t.jj: line 4: field value 1.7e+308 is beyond 1e+150, the largest magnitude the "
+            "toolkit computes with (sums and squares of larger values overflow); give the "
+            "values in a larger unit")
+    assert _snapshot(tmp_path) == before
+    with pytest.raises(InputError, match=r"cell 'b': upl 1e\+200 is beyond 1e\+150"):
+        Table(pd.DataFrame({"value": [5.0, 2.0, 3.0], "upl": [0, 1e200, 0]},
+                           index=["T", "b", "c"]), [[-1, 1, 1]], [0])
+
+
+def test_large_values_within_the_limit_are_published_exactly_without_a_warning(tmp_path):
+    micro = tmp_path / "micro.csv"
+    micro.write_text(_micro_scaled(1e140))
+    publish = tmp_path / "p.csv"
+    argv = ["protect", str(micro), *RULES, "--out", str(tmp_path / "o.jj"), "--publish",
+            str(publish), "--json", str(tmp_path / "o.json"), "--html", str(tmp_path / "o.html")]
+    assert _run_quietly(argv) == 0
+    published = pd.read_csv(publish, encoding="utf-8-sig", dtype=str)
+    shown = published.set_index(["region", "sector"])["value"]
+    assert float(shown[("Total", "Total")]) == pytest.approx(272e140, rel=1e-14)
+    assert _run_quietly(["adjust", str(tmp_path / "o.jj"), "--out", str(tmp_path / "a.jj"),
+                         "--json", str(tmp_path / "a.json")]) == 0
+
+
+@pytest.mark.parametrize("method", ["controlled", "conventional"])
+def test_rounding_beyond_two_to_the_53_is_refused_naming_the_cell(tmp_path, capsys, method):
+    jj = tmp_path / "t.jj"
+    jj.write_text("0\n3\n0 3e20 1 s 0 1e21 0 0 0\n1 1e20 1 u 0 1e21 1 1 0\n"
+                  "2 2e20 1 s 0 1e21 0 0 0\n1\n0 3 : 0 (-1) 1 (1) 2 (1)\n")
+    before = _snapshot(tmp_path)
+    assert main(["round", str(jj), "--method", method, "--base", "5",
+                 "--out", str(tmp_path / "r.jj")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "tabsdc round: error: cell 0: 3e+20 is beyond 2**53 - 5 = 9007199254740987: above "
+        "2**53 float64 numbers do not hold every multiple of the base 5, so a rounded table "
+        "would not be exact; round the table in a larger unit (e.g. thousands)")
+    assert _snapshot(tmp_path) == before
+    exact = 2**53 - 5 - 2  # the largest total within the limit: rounded exactly
+    jj.write_text(f"0\n3\n0 {exact} 1 s 0 {2**53} 0 0 0\n1 {exact - 7} 1 u 0 {2**53} 1 1 0\n"
+                  "2 7 1 s 0 100 0 0 0\n1\n0 3 : 0 (-1) 1 (1) 2 (1)\n")
+    assert main(["round", str(jj), "--method", method, "--base", "5",
+                 "--out", str(tmp_path / "r.jj"), "--no-audit"]) == 0
+    rounded = Table.from_jj(tmp_path / "r.jj").values
+    assert all(int(v) % 5 == 0 for v in rounded) and int(rounded[0]) == int(rounded[1]) + \
+        int(rounded[2])
