@@ -3,7 +3,9 @@
 Exit statuses, the same for every command of both programs:
 
 * 0: done (the table is protected, every check passed);
-* 1: done, but the result is not protected or a check failed (the verdict of the command);
+* 1: done, but the result is not protected or a check failed (the verdict of the command),
+  or the method found no result it could verify within its time limit
+  (:class:`~tabsdc.errors.NoSolutionError`);
 * 2: bad input: a file, option or table the command cannot use (one line naming the file,
   line, cell or column); also argparse's own usage errors;
 * 3: internal error (one line; ``--debug`` shows the traceback);
@@ -42,7 +44,7 @@ from tabsdc.cli.protect import add_protect_command
 from tabsdc.cli.round import add_round_command
 from tabsdc.cli.rules import add_rules_command
 from tabsdc.cli.ui import add_ui_command
-from tabsdc.errors import TabSDCError
+from tabsdc.errors import NoSolutionError, TabSDCError
 
 __all__ = ["main", "build_parser", "run", "interrupted_status", "COMMANDS", "EXIT_OK",
            "EXIT_NOT_PROTECTED", "EXIT_BAD_INPUT", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED"]
@@ -106,6 +108,9 @@ def run(
         with interrupts.on_interrupt(mode, signals=interrupts.STOP_SIGNALS):
             check_outputs(args)
             return args.run(args)
+    except NoSolutionError as error:
+        print(f"{name}: no verified result: {error}", file=sys.stderr)
+        return EXIT_NOT_PROTECTED
     except (*user_errors, *_FILE_ERRORS) as error:
         print(f"{name}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT

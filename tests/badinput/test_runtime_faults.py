@@ -1,11 +1,12 @@
 """Faults at run time: a full disk, a failure while the outputs replace the previous files,
 a symbolic link as output, part files of a killed writer, values too large for float64's
-sums and for exact rounding. Each gets a clear answer and harms nothing: the outputs of a
-command land together or not at all, the previous files stay intact, no partial file is left
-behind, no raw warning reaches the user."""
+sums and for exact rounding, and a CTA MILP that runs out of time. Each gets a clear answer
+and harms nothing: the outputs of a command land together or not at all, the previous files
+stay intact, no partial file is left behind, no raw warning reaches the user."""
 
 import errno
 import io
+import json
 import os
 import re
 import signal
@@ -14,6 +15,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -22,6 +24,7 @@ from sdcreport.files import OutputPathError, write_text
 from tabsdc import Table
 from tabsdc.cli import main
 from tabsdc.errors import InputError
+from tabsdc.solver.problem import SolveResult
 
 from .cases import JJ, MICRO, RULES
 
@@ -275,3 +278,81 @@ def test_rounding_beyond_two_to_the_53_is_refused_naming_the_cell(tmp_path, caps
     rounded = Table.from_jj(tmp_path / "r.jj").values
     assert all(int(v) % 5 == 0 for v in rounded) and int(rounded[0]) == int(rounded[1]) + \
         int(rounded[2])
+
+
+# -- a CTA MILP that runs out of time -----------------------------------------------------------
+
+
+def _cta_table(path: Path) -> Table:
+    """A 12 x 12 table with totals, 8 % of its interior cells sensitive (levels 30 %)."""
+    rng = np.random.default_rng(1)
+    cells = pd.MultiIndex.from_product([[f"r{i:02d}" for i in range(12)],
+                                        [f"c{j:02d}" for j in range(12)]],
+                                       names=["r", "c"]).to_frame(index=False)
+    cells["value"] = rng.lognormal(4, 1, len(cells)).round(0) + 1
+    table = Table.from_aggregated(cells, ["r", "c"])
+    sensitive = (rng.random(table.n_cells) < 0.08) & ~table.total_cells
+    level = np.where(sensitive, 0.3 * table.values, 0.0)
+    table = table.with_columns(status=np.where(sensitive, "u", "s"), lpl=level, upl=level)
+    table.to_jj(path)
+    return Table.from_jj(path)
+
+
+def _milp_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every CTA MILP solve ends as a worker stopped at its time limit: no solution."""
+    import tabsdc.cta.milp as milp
+
+    def stopped(problem, options, **kwargs):
+        return SolveResult(status="no_solution", optimal=False, objective=None, bound=None,
+                           gap=None, x=None, row_duals=None, col_duals=None, seconds=0.0,
+                           solver="highs", message="HiGHS did not return within its time "
+                           "limit (it was stopped)")
+
+    monkeypatch.setattr(milp, "solve_isolated", stopped)
+
+
+def test_a_cta_milp_without_a_solution_returns_the_verified_start_with_its_gap(
+        tmp_path, monkeypatch):
+    table = _cta_table(tmp_path / "t.jj")
+    _milp_out_of_time(monkeypatch)
+    out, js = tmp_path / "a.jj", tmp_path / "a.json"
+    assert main(["adjust", str(tmp_path / "t.jj"), "--time-limit", "60", "--out", str(out),
+                 "--json", str(js)]) == 0
+    result = json.loads(js.read_text())
+    assert result["status"] == "feasible" and result["passed"]
+    assert result["details"]["found_by"] == "fixed directions"
+    assert result["details"]["milp_status"] == "no_solution"
+    assert 0 < result["gap"] < 1 and result["bound"] <= result["objective"]
+    # checked here independently of the method: relations, protection, bounds
+    adjusted = Table.from_jj(out).values
+    assert np.abs(table.A @ adjusted - table.b).max() <= 1e-9 * np.abs(table.values).max()
+    sensitive = (table.cells["status"] == "u").to_numpy()
+    a, lpl, upl = table.values, table.cells["lpl"].to_numpy(), table.cells["upl"].to_numpy()
+    moved = adjusted[sensitive]
+    assert np.all((moved <= (a - lpl)[sensitive] + 1e-9) | (moved >= (a + upl)[sensitive]
+                                                            - 1e-9))
+    assert np.all(adjusted >= -1e-9)
+
+
+def test_a_cta_without_any_verified_adjustment_exits_1_not_2(tmp_path, monkeypatch, capsys):
+    import tabsdc.cta.heuristic as heuristic
+
+    _cta_table(tmp_path / "t.jj")
+    _milp_out_of_time(monkeypatch)
+    real = heuristic._solve_fixed
+
+    def out_of_time(model, up, clock):  # every LP for fixed directions stops at its limit
+        result = real(model, up, clock)
+        return SolveResult(status="no_solution", optimal=False, objective=None, bound=None,
+                           gap=None, x=None, row_duals=None, col_duals=None,
+                           seconds=result.seconds, solver="highs",
+                           message="Time limit reached")
+
+    monkeypatch.setattr(heuristic, "_solve_fixed", out_of_time)
+    out = tmp_path / "a.jj"
+    for method in ("milp", "heuristic"):
+        assert main(["adjust", str(tmp_path / "t.jj"), "--method", method, "--time-limit",
+                     "60", "--out", str(out)]) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith("tabsdc adjust: no verified result: ")
+        assert not out.exists()
