@@ -1,8 +1,9 @@
 """Faults at run time: a full disk, a failure while the outputs replace the previous files,
 a symbolic link as output, part files of a killed writer, values too large for float64's
-sums and for exact rounding, and a CTA MILP that runs out of time. Each gets a clear answer
-and harms nothing: the outputs of a command land together or not at all, the previous files
-stay intact, no partial file is left behind, no raw warning reaches the user."""
+sums and for exact rounding, a CTA MILP that runs out of time, and work started after a
+deadline. Each gets a clear answer and harms nothing: the outputs of a command land together
+or not at all, the previous files stay intact, no partial file is left behind, no raw
+warning reaches the user, a time limit is kept."""
 
 import errno
 import io
@@ -356,3 +357,81 @@ def test_a_cta_without_any_verified_adjustment_exits_1_not_2(tmp_path, monkeypat
         err = capsys.readouterr().err.strip().splitlines()
         assert err[-1].startswith("tabsdc adjust: no verified result: ")
         assert not out.exists()
+
+
+# -- time limits: nothing long starts once the deadline has expired -----------------------------
+
+
+def _ruled_table() -> Table:
+    from tabsdc import FrequencyRule, PPercentRule, apply_rules
+
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"a": rng.integers(0, 12, 600).astype(str),
+                         "b": rng.integers(0, 10, 600).astype(str),
+                         "v": rng.lognormal(3, 1.5, 600).round(1)})
+    return apply_rules(Table.from_microdata(data, ["a", "b"], "v"),
+                       [PPercentRule(15), FrequencyRule(3)]).table
+
+
+def test_the_optimal_suppression_builds_no_model_after_its_deadline(monkeypatch):
+    import tabsdc.suppression.optimal as optimal
+
+    real = optimal.heuristic_pattern
+
+    def routed_until_the_deadline(*args, deadline, **kwargs):
+        found = real(*args, deadline=deadline, **kwargs)
+        deadline.seconds = 0.0  # the time limit came during the routing
+        return found[0], found[1], False
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a model was built after the deadline")
+
+    monkeypatch.setattr(optimal, "heuristic_pattern", routed_until_the_deadline)
+    monkeypatch.setattr(optimal, "HighsModel", no_model)
+    from tabsdc.suppression import suppress
+
+    result = suppress(_ruled_table(), "optimal", time_limit=600)
+    assert result.status == "no pattern" and result.stats.time_limited
+
+
+def test_routing_starts_no_flow_after_its_deadline(monkeypatch):
+    import tabsdc.suppression.heuristic as heuristic
+    from tabsdc.progress import Deadline
+    from tabsdc.suppression.attacker import Requirement, capacities
+
+    table = _ruled_table()
+    down, up = capacities(table)
+    deadline = Deadline(600.0)
+    router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool),
+                                  deadline=deadline)
+    cell = int(np.flatnonzero(table.cells["status"].to_numpy() == "u")[0])
+    requirement = Requirement(cell, 1, float(table.cells["upl"].iloc[cell]))
+    cost = table.values.copy()
+    none = np.zeros(table.n_cells, dtype=bool)
+    assert router.route(requirement, cost, none) is not None
+    solved = []
+    monkeypatch.setattr(heuristic, "solve_flow", lambda *a, **k: solved.append(1))
+    monkeypatch.setattr(heuristic, "local_flow", lambda *a, **k: solved.append(1))
+    deadline.seconds = 0.0
+    assert router.route(requirement, cost, none) is None and solved == []
+
+
+def test_the_seed_rows_built_at_once_are_those_of_each_primary_and_relation():
+    import scipy.sparse as sp
+
+    from tabsdc.suppression.attacker import Requirement
+    from tabsdc.suppression.optimal import seed_rows
+
+    table = _ruled_table()
+    A = sp.csr_array(table.A)
+    primaries = np.flatnonzero(table.cells["status"].to_numpy() == "u")
+    reqs = [Requirement(int(c), d, 1.0) for c in primaries[::-1] for d in (1, -1)]
+    expected = []  # one row per primary (in order) and relation holding it (in order)
+    for i in primaries:
+        for r in np.flatnonzero(A[:, [i]].toarray().ravel()):
+            row = (A[[r]].toarray().ravel() != 0).astype(float)
+            row[i] = 0.0
+            expected.append(row)
+    built = seed_rows(A, reqs, table.n_cells)
+    assert len(expected) > 50
+    np.testing.assert_array_equal(built.toarray(), np.array(expected))
