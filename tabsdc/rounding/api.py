@@ -74,8 +74,9 @@ def round_table(
         Random source of the random methods (None: fresh entropy).
     objective, engine, solver, time_limit, mip_gap, max_steps
         Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`
-        (``time_limit``: seconds for the whole rounding; the audit is not counted). A
-        Ctrl-C during controlled rounding ends its MILP as the time limit does
+        (``time_limit``: seconds for the whole call; the audit gets what the rounding left,
+        and the ranges it does not reach in that time make its status ``"time-limited"``).
+        A Ctrl-C during controlled rounding ends its MILP as the time limit does
         (:mod:`tabsdc.interrupts`): the best rounding found so far (status ``"feasible"``,
         ``result.interrupted``), or :class:`KeyboardInterrupt` when there is none.
     progress : callable, optional
@@ -150,8 +151,11 @@ def round_table(
     release = None
     if audit:
         with heartbeat(progress, "audit of the rounded release"), interrupts.unstoppable():
-            release = audit_rounding(table, rounded, base, method, min_width=min_width,
-                                     extra_steps=int(steps.max(initial=0)), solver=solver)
+            release = audit_rounding(
+                table, rounded, base, method, min_width=min_width,
+                extra_steps=int(steps.max(initial=0)), solver=solver,
+                time_limit=None if time_limit is None else
+                max(time_limit - (perf_counter() - start), 1e-3))
     return RoundingResult(
         original=table, table=table.with_columns(value=rounded), base=base, method=method,
         status=status, exists=exists, engine=engine, deviations=rounded - values,

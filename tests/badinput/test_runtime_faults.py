@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import sdcreport.files as files
 from sdcreport.files import OutputPathError, write_text
@@ -435,3 +437,36 @@ def test_the_seed_rows_built_at_once_are_those_of_each_primary_and_relation():
     built = seed_rows(A, reqs, table.n_cells)
     assert len(expected) > 50
     np.testing.assert_array_equal(built.toarray(), np.array(expected))
+
+
+def test_the_audit_of_a_rounding_gets_what_the_time_limit_left(monkeypatch):
+    import tabsdc.rounding.api as api
+
+    limits = []
+    real = api.audit_rounding
+
+    def audit(*args, time_limit=None, **kwargs):
+        limits.append(time_limit)
+        return real(*args, time_limit=time_limit, **kwargs)
+
+    monkeypatch.setattr(api, "audit_rounding", audit)
+    table = _ruled_table()
+    counts = table.with_columns(value=table.cells["freq"].to_numpy(float))
+    result = api.round_table(counts, 5, "controlled", time_limit=120)
+    assert len(limits) == 1 and 0 < limits[0] < 120 and result.audit.complete
+    api.round_table(counts, 5, "controlled")
+    assert limits[1] is None  # without a time limit the audit has none either
+
+
+@given(st.integers(1, 25), st.integers(1, 40), st.floats(0.01, 0.3), st.integers(0, 10**6))
+def test_the_groups_of_tied_cells_are_the_components_of_a_transpose_a(m, n, density, seed):
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from tabsdc.audit.intervals import cell_components
+
+    A = sp.csr_array(sp.random(m, n, density=density, random_state=seed, format="csr"))
+    pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    count, label = connected_components((pattern.T @ pattern).tocsr(), directed=False)
+    found = cell_components(A)
+    assert found[0] == count and found[1].tolist() == label.tolist()
