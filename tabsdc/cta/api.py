@@ -209,8 +209,9 @@ def adjust(
     InputError
         Unknown method or options, a sensitive cell that can be protected in neither
         direction (named), inconsistent constraints.
-    SolverError
-        The solver stopped without any adjustment.
+    NoSolutionError
+        No phase of the method found an adjustment within the time limit (a
+        :class:`~tabsdc.errors.SolverError`).
 
     Notes
     -----

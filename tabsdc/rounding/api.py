@@ -103,7 +103,8 @@ def round_table(
         relation whose right-hand side is not a multiple of the base, or a value beyond
         :data:`EXACT_LIMIT` (2**53) less the base.
     SolverError
-        Controlled rounding stopped without any solution.
+        Controlled rounding stopped without any solution
+        (:class:`~tabsdc.errors.NoSolutionError` when the time limit came first).
 
     Examples
     --------
