@@ -72,15 +72,17 @@ def milp_method(
 
     Examples
     --------
+    The total 12 = 7 + 5 with 7 sensitive (up 1 or down 3) and unit costs: the start moves it
+    up with its total, and the MILP proves that nothing cheaper exists.
+
     >>> import pandas as pd
     >>> from tabsdc import Table
     >>> from tabsdc.cta.problem import build_problem
-    >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
-    ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
-    >>> solution = milp_method(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
-    ...                        time_limit=30)
-    >>> solution.objective, solution.status, solution.details["found_by"]
-    (4.0, 'optimal', 'MILP')
+    >>> total = Table(pd.DataFrame({"value": [12.0, 7.0, 5.0], "status": ["s", "u", "s"],
+    ...                             "lpl": [0, 3.0, 0], "upl": [0, 1.0, 0]}), [[-1, 1, 1]], [0])
+    >>> solution = milp_method(build_problem(total, "unit"), time_limit=30)
+    >>> solution.y.tolist(), solution.status, solution.details["found_by"]
+    ([1.0, 1.0, 0.0], 'optimal', 'fixed directions')
     """
     clock = Clock(time_limit)
     job = None
