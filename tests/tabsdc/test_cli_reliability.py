@@ -115,7 +115,8 @@ def test_every_help_ends_with_an_example(capsys):
     for register in COMMANDS:
         register(commands)
     names = list(commands.choices)
-    assert names == ["rules", "protect", "audit", "round", "adjust", "demo", "argus", "ui"]
+    assert names == ["rules", "protect", "audit", "round", "ptable", "ckm", "adjust", "demo",
+                     "argus", "ui"]
     for argv in ([], *([name] for name in names)):
         with pytest.raises(SystemExit):
             main([*argv, "--help"])
