@@ -112,7 +112,8 @@ class Session:
 
         name = "business_survey.csv"
         path = self.upload_path(name)
-        path.write_bytes(files("tabsdc").joinpath("data", name).read_bytes())
+        with atomic_write(path, "wb") as stream:
+            stream.write(files("tabsdc").joinpath("data", name).read_bytes())
         return self.load_source(path, name)
 
     def load_hierarchy_file(self, dim: str, path: Path, name: str) -> dict[str, Any]:
