@@ -29,6 +29,7 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
+from tabsdc.validation import LARGEST_VALUE, too_large
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -471,8 +472,9 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def _require_finite_levels(cells: pd.DataFrame) -> None:
-    """Values, costs and protection levels are finite, levels not negative (the bounds are
-    checked by :func:`tabsdc.validation.validate_table`, before a method uses them)."""
+    """Values, costs and protection levels are finite and within
+    :data:`tabsdc.validation.LARGEST_VALUE`, levels not negative (the bounds are checked by
+    :func:`tabsdc.validation.validate_table`, before a method uses them)."""
     checks = [
         (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")
         for column in ("value", "cost", "lpl", "upl", "spl")
@@ -484,3 +486,9 @@ def _require_finite_levels(cells: pd.DataFrame) -> None:
             first = int(np.flatnonzero(bad)[0])
             raise InputError(f"cell {cells.index[first]!r}: {column} "
                              f"{cells[column].iloc[first]:g} {what}")
+    for column in ("value", "cost", "lpl", "upl", "spl"):
+        values = cells[column].to_numpy(float)
+        beyond = np.flatnonzero(np.abs(values) > LARGEST_VALUE)
+        if beyond.size:
+            raise InputError(f"cell {cells.index[beyond[0]]!r}: "
+                             f"{too_large(values[beyond[0]], column)}")

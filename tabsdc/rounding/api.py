@@ -17,7 +17,27 @@ from tabsdc.rounding.statistics import METHODS, table_statistics
 from tabsdc.table import Table
 from tabsdc.validation import check_choice, validate_table
 
-__all__ = ["round_table"]
+__all__ = ["round_table", "EXACT_LIMIT"]
+
+#: The largest magnitude at which float64 holds every integer, 2**53: beyond it not every
+#: multiple of a base is a float64 number, so a rounded table could not be exact.
+EXACT_LIMIT = 2.0**53
+
+
+def _check_exact(table: Table, base: int) -> None:
+    """Refuse a table whose values or right-hand sides reach :data:`EXACT_LIMIT` (less the
+    base), naming the first such cell or relation."""
+    room = EXACT_LIMIT - base
+    cell = np.flatnonzero(np.abs(table.values) > room)
+    relation = np.flatnonzero(np.abs(table.b) > room)
+    if not cell.size and not relation.size:
+        return
+    where, number = ((table.cell_labels(cell[:1])[0], table.values[cell[0]]) if cell.size else
+                     (table.describe_relation(int(relation[0])), table.b[relation[0]]))
+    raise InputError(f"{where}: {number:g} is beyond 2**53 - {base} = {room:.0f}: above 2**53 "
+                     f"float64 numbers do not hold every multiple of the base {base}, so a "
+                     "rounded table would not be exact; round the table in a larger unit "
+                     "(e.g. thousands)")
 
 
 def round_table(
@@ -54,8 +74,9 @@ def round_table(
         Random source of the random methods (None: fresh entropy).
     objective, engine, solver, time_limit, mip_gap, max_steps
         Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`
-        (``time_limit``: seconds for the whole rounding; the audit is not counted). A
-        Ctrl-C during controlled rounding ends its MILP as the time limit does
+        (``time_limit``: seconds for the whole call; the audit gets what the rounding left,
+        and the ranges it does not reach in that time make its status ``"time-limited"``).
+        A Ctrl-C during controlled rounding ends its MILP as the time limit does
         (:mod:`tabsdc.interrupts`): the best rounding found so far (status ``"feasible"``,
         ``result.interrupted``), or :class:`KeyboardInterrupt` when there is none.
     progress : callable, optional
@@ -78,10 +99,12 @@ def round_table(
     ------
     InputError
         A base that is not an integer >= 2, an unknown method, objective or engine, a table
-        that is not a network for ``"unbiased-controlled"`` or a network engine, or a
-        relation whose right-hand side is not a multiple of the base.
+        that is not a network for ``"unbiased-controlled"`` or a network engine, a
+        relation whose right-hand side is not a multiple of the base, or a value beyond
+        :data:`EXACT_LIMIT` (2**53) less the base.
     SolverError
-        Controlled rounding stopped without any solution.
+        Controlled rounding stopped without any solution
+        (:class:`~tabsdc.errors.NoSolutionError` when the time limit came first).
 
     Examples
     --------
@@ -97,6 +120,7 @@ def round_table(
         raise InputError(f"table must be a tabsdc.Table, got {type(table).__name__}")
     base = check_base(base)
     check_choice("method", method, METHODS)
+    _check_exact(table, base)
     start = perf_counter()
     if method not in RULES:  # controlled rounding keeps the relations: they must hold
         validate_table(table)
@@ -128,8 +152,11 @@ def round_table(
     release = None
     if audit:
         with heartbeat(progress, "audit of the rounded release"), interrupts.unstoppable():
-            release = audit_rounding(table, rounded, base, method, min_width=min_width,
-                                     extra_steps=int(steps.max(initial=0)), solver=solver)
+            release = audit_rounding(
+                table, rounded, base, method, min_width=min_width,
+                extra_steps=int(steps.max(initial=0)), solver=solver,
+                time_limit=None if time_limit is None else
+                max(time_limit - (perf_counter() - start), 1e-3))
     return RoundingResult(
         original=table, table=table.with_columns(value=rounded), base=base, method=method,
         status=status, exists=exists, engine=engine, deviations=rounded - values,

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
+from sdcreport.files import atomic_write, write_text
 from tabsdc.cta import METHODS as CTA_METHODS
 from tabsdc.errors import InputError, RuleError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
@@ -148,7 +149,8 @@ class Session:
 
         name = "business_survey.csv"
         path = self.upload_path(name)
-        path.write_bytes(files("tabsdc").joinpath("data", name).read_bytes())
+        with atomic_write(path, "wb") as stream:
+            stream.write(files("tabsdc").joinpath("data", name).read_bytes())
         return self.load_source(path, name)
 
     def load_hierarchy_file(self, dim: str, path: Path, name: str) -> dict[str, Any]:
@@ -406,13 +408,11 @@ class Session:
             folder.mkdir(exist_ok=True)
             if kind == "script":
                 path = folder / f"{stem}_protect.py"
-                path.write_text(session_script(self.spec, symbol), encoding="utf-8")
-                return path
+                return write_text(path, session_script(self.spec, symbol))
             if kind == "notebook":
                 path = folder / f"{stem}_protect.ipynb"
-                path.write_text(json.dumps(session_notebook(self.spec, symbol), indent=1),
-                                encoding="utf-8")
-                return path
+                return write_text(path, json.dumps(session_notebook(self.spec, symbol),
+                                                   indent=1))
             published = self._published()
             if kind == "publishable":
                 every_cell = self.spec["protect"]["method"] != "suppression"
@@ -423,7 +423,8 @@ class Session:
                 return published.to_jj(folder / f"{stem}_internal.jj")
             if kind == "internal-csv":
                 path = folder / f"{stem}_internal.csv"
-                published.to_frame().to_csv(path, index=False)
+                with atomic_write(path, encoding="utf-8", newline="") as stream:
+                    published.to_frame().to_csv(stream, index=False)
                 return path
             return self._report().save(folder / f"{stem}_report.html")
 

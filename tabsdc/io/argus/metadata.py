@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from sdcreport.files import write_text
 from tabsdc.io.argus.syntax import (
     ArgusFormatError,
     SourceLine,
@@ -370,6 +371,4 @@ def _options(v: Variable, kind: Kind) -> list[str]:
 
 def write_rda(metadata: Metadata, path: str | Path) -> Path:
     """Write ``metadata`` as an ``.rda`` file; returns the path."""
-    path = Path(path)
-    path.write_text(format_rda(metadata), encoding="latin-1")
-    return path
+    return write_text(path, format_rda(metadata), encoding="latin-1")
