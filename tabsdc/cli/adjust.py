@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sdcreport import Report, Section
 from tabsdc.cli.io import input_file, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -57,8 +58,7 @@ def add_adjust_command(commands: Commands) -> None:
     ('l2', 'inverse', True)
     """
     defaults = inspect.signature(adjust).parameters
-    parser = add_command(commands, "adjust", example=EXAMPLE, help="controlled tabular "
-                         "adjustment of a JJ table (CTA, MDI-CTA)")
+    parser = add_command(commands, "adjust", example=EXAMPLE, help=COMMANDS["adjust"].help)
     parser.add_argument("input", type=Path, help="JJ file with sensitive cells (u)")
     parser.add_argument("--method", default=defaults["method"].default, choices=METHODS,
                         help="milp (exact L1), heuristic (large tables), l2 (least squares "

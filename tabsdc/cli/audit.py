@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sdcreport import Report
 from tabsdc.cli.io import input_file, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -37,8 +38,7 @@ def add_audit_command(commands: Commands) -> None:
     >>> parser.parse_args(["audit", "t.jj", "--prior-q", "20"]).prior_q
     20.0
     """
-    parser = add_command(commands, "audit", example=EXAMPLE, help="interval attack on a "
-                         "table with hidden cells; protection verdicts")
+    parser = add_command(commands, "audit", example=EXAMPLE, help=COMMANDS["audit"].help)
     parser.add_argument("input", type=Path, help="JJ file (status u/m/x/w = hidden)")
     parser.add_argument("--prior-q", type=float, metavar="Q",
                         help="the attacker knows every value within Q %% (p/q prior)")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sdcreport import Report
 from tabsdc.cli.adjust import adjustment_demo_sections
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import Commands, add_command, report_path
 from tabsdc.cli.round import rounding_demo_sections
 from tabsdc.rules import FrequencyRule, PPercentRule, apply_rules
@@ -31,8 +32,7 @@ def add_demo_command(commands: Commands) -> None:
     >>> parser.parse_args(["demo"]).out.name
     'demo-report.html'
     """
-    parser = add_command(commands, "demo", example=EXAMPLE, help="rules, suppression, audit, "
-                         "rounding and CTA of the shipped business survey, as a report")
+    parser = add_command(commands, "demo", example=EXAMPLE, help=COMMANDS["demo"].help)
     parser.add_argument("--out", type=report_path, default=Path("demo-report.html"),
                         help="the report (.html, .md, .json or .txt; default %(default)s)")
     parser.add_argument("--method", default="optimal", choices=["optimal", "heuristic"],

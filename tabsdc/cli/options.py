@@ -31,17 +31,23 @@ from tabsdc.rules import (
 from tabsdc.table import Table
 
 __all__ = [
-    "Commands", "add_command", "add_input_options", "add_rule_options", "add_output_options",
-    "add_time_limit_option", "add_solver_option", "add_keep_best_option", "KeptBest",
-    "refuse_unchecked", "kept_best", "positive_seconds", "has_rules", "rules_from",
-    "apply_rule_options",
-    "OUTPUT_OPTIONS",
-    "progress_printer", "report_path",
+    "Commands", "Arguments", "add_command", "add_input_options", "add_rule_options",
+    "add_output_options", "add_output_guards", "add_time_limit_option", "add_solver_option",
+    "add_keep_best_option", "KeptBest", "refuse_unchecked", "kept_best", "positive_seconds",
+    "has_rules", "rules_from", "apply_rule_options", "OUTPUT_OPTIONS", "progress_printer",
+    "report_path",
 ]
 
 #: Output options (destination, flag) in the order their files are written.
 OUTPUT_OPTIONS = (("out", "--out"), ("publish", "--publish"), ("json", "--json"),
                   ("html", "--html"), ("report", "--report"), ("log", "--log"))
+
+
+class Arguments(Protocol):
+    """A parser or an argument group of one: what takes options."""
+
+    def add_argument(self, *names: str, **kwargs: Any) -> argparse.Action:
+        """A new option."""
 
 
 class Commands(Protocol):
@@ -299,7 +305,12 @@ def add_output_options(
     group.add_argument("--html", type=Path, help="write an HTML report")
     group.add_argument("--report", type=report_path, help="write the report; the suffix chooses "
                        ".html, .md, .json or .txt")
-    group.add_argument("--force", action="store_true",
-                       help="allow an output to replace an input file")
-    group.add_argument("--mkdir", action="store_true",
-                       help="create missing output folders")
+    add_output_guards(group)
+
+
+def add_output_guards(parser: Arguments) -> None:
+    """``--force`` (an output may replace an input file) and ``--mkdir`` (create missing
+    output folders), which :func:`tabsdc.cli.io.check_outputs` reads."""
+    parser.add_argument("--force", action="store_true",
+                        help="allow an output to replace an input file")
+    parser.add_argument("--mkdir", action="store_true", help="create missing output folders")

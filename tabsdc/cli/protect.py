@@ -14,6 +14,7 @@ import sys
 
 from sdcreport import Report
 from tabsdc.cli.io import read_table, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -48,8 +49,8 @@ def add_protect_command(commands: Commands) -> None:
     >>> args.method == inspect.signature(suppress).parameters["method"].default
     True
     """
-    parser = add_command(commands, "protect", example=EXAMPLE, help="complementary cell "
-                         "suppression (microdata CSV + rules, or a JJ file with primaries)")
+    parser = add_command(commands, "protect", example=EXAMPLE,
+                         help=COMMANDS["protect"].help)
     add_input_options(parser)
     add_rule_options(parser)
     method = parser.add_argument_group("suppression")

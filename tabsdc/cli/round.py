@@ -24,6 +24,7 @@ import pandas as pd
 
 from sdcreport import Report, Section
 from tabsdc.cli.io import hierarchies_from_specs, input_file, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -83,9 +84,7 @@ def add_round_command(commands: Commands) -> None:
     (5, True)
     """
     parser = add_command(
-        commands, "round", example=EXAMPLE, help="round a table: the four rules, controlled "
-        "or unbiased controlled rounding, with quality statistics and the audit of the "
-        "release")
+        commands, "round", example=EXAMPLE, help=COMMANDS["round"].help)
     parser.add_argument("input", type=Path, help="JJ file, or CSV of every cell (totals "
                         "included)")
     parser.add_argument("--base", type=positive_base, required=True,

@@ -107,8 +107,10 @@ def test_study_on_a_csv(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["mask", "{dir}/absent.csv", "--method", "mdav", "--out", "{dir}/o.csv"],
      "{dir}/absent.csv: no such file"),
-    (["mask", "{orig}", "--method", "mdav", "--out", "{dir}/o.csv"],
+    (["mask", "{orig}", "--method", "mdav", "--vars", "id", "--out", "{dir}/o.csv"],
      "column 'id' of {orig} is not numeric ('c0000' on line 2); choose columns with --vars"),
+    (["mask", "{words}", "--method", "mdav", "--out", "{dir}/o.csv"],
+     "{words} has no numeric column to mask; name columns with --vars"),
     (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "TAXES", "--out", "{dir}/o.csv"],
      "column 'TAXES' is not in {orig}"),
     (["mask", "{orig}", "--method", "mdav", "--k", "0", "--vars", "SALES",
@@ -136,8 +138,10 @@ def test_user_errors_exit_2_without_traceback(original_csv, tmp_path, capsys, ar
     infinite.write_text('a,b,note\n1,2,"two\nlines"\n\n3,-inf,c\nx,5,d\n')
     header = tmp_path / "header.csv"
     header.write_text("a,b\n\n")
+    words = tmp_path / "words.csv"
+    words.write_text("name,town\nann,Reus\nbob,Valls\n")
     names = {"dir": tmp_path, "orig": original_csv, "holes": holes, "infinite": infinite,
-             "header": header}
+             "header": header, "words": words}
     assert main([a.format(**names) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message.format(**names) in err and "Traceback" not in err
