@@ -89,6 +89,29 @@ def test_random_methods_are_reproducible(original_csv, tmp_path, method, option)
         np.testing.assert_array_equal(masked[NUMERIC], expected)
 
 
+def test_mask_without_vars_masks_every_numeric_column_and_copies_the_others(
+        original_csv, tmp_path, capsys):
+    # original_csv: a text id column before Tarragona's 13 integer columns
+    original = pd.read_csv(original_csv)
+    numeric = [c for c in original.columns if c != "id"]
+    lines = {}
+    for method in ("rankswap", "mdav"):
+        out = tmp_path / f"{method}.csv"
+        assert main(["mask", str(original_csv), "--method", method, "--seed", "1",
+                     "--out", str(out)]) == 0
+        assert "copied as they are: id" in capsys.readouterr().out
+        masked = pd.read_csv(out)
+        assert masked["id"].tolist() == original["id"].tolist()
+        expected = {"rankswap": rank_swap(original[numeric].astype(float), 15, seed=1),
+                    "mdav": mdav(original[numeric].astype(float), k=3)}[method]
+        np.testing.assert_allclose(masked[numeric], expected, rtol=1e-12)
+        lines[method] = out.read_text().splitlines()
+    # rank swapping exchanges whole numbers: written as integers, never "3.0"
+    assert not any("." in line for line in lines["rankswap"][1:])
+    # MDAV's group means are written with their decimals where they are not whole
+    assert any("." in line for line in lines["mdav"][1:])
+
+
 def test_study_on_a_csv(tmp_path, capsys):
     data = pd.DataFrame(np.exp(np.random.default_rng(2).standard_normal((90, 3))),
                         columns=["a", "b", "c"])
