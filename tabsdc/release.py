@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from sdcreport.files import CSV_MARK, atomic_write
+from tabsdc.decimals import checked_decimals, decimals_of, format_decimals
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import TableSet, write_publishable_set
@@ -233,8 +234,10 @@ def publishable_frame(
     symbol : str
         What a hidden cell shows (tau-ARGUS and most offices use ``x``).
     decimals : int, optional
-        Digits after the decimal point; default: integers when every published value is
-        whole, else up to 15 significant digits (hidden values play no part).
+        Digits after the decimal point of every published value. Default: the table's own
+        (:attr:`~tabsdc.table.Table.decimals`, those of its input), or fewer when no
+        published value needs them (:func:`tabsdc.decimals.decimals_of` of the published
+        values: hidden values play no part).
     layout : {"long", "wide"}
         ``"long"``: one row per cell (columns: the dimensions, then ``value``; a table read
         from JJ has a ``cell`` column instead). ``"wide"``: a 2-D view ``rows`` x
@@ -326,7 +329,12 @@ def _release_parts(table: Table, decimals: int | None, layout: str, rows: str | 
             shown = [d for d in (rows or table.dims[0], _across(table, layout, columns)) if d]
             codes = codes.loc[cells, shown]
     chosen = published_cells(table, cells)
-    text = _format_values(table.values[chosen.to_numpy()], decimals)
+    values = table.values[chosen.to_numpy()]
+    # the table's decimals, or fewer when no published value needs them: nothing of the
+    # hidden values shows in the file
+    shown = (min(table.decimals, decimals_of(values)) if decimals is None
+             else checked_decimals(decimals))
+    text = format_decimals(values, shown, given=table.decimals)
     return codes, pd.DataFrame({"value": text}, index=chosen.index)
 
 
@@ -355,13 +363,3 @@ def _wide_cells(table: Table, rows: str | None, columns: str | None) -> np.ndarr
     cells = np.flatnonzero(keep)
     keys = [rank[dim][cells] for dim in (across, rows) if dim is not None]  # rows first
     return cells[np.lexsort(keys)]
-
-
-def _format_values(values: np.ndarray, decimals: int | None) -> np.ndarray:
-    if decimals is not None:
-        return np.char.mod(f"%.{int(decimals)}f", values).astype(object)
-    # whole numbers as integers where int64 holds them (beyond 2**63 a cast would wrap)
-    whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**63)
-    if whole.all():
-        return np.char.mod("%d", values.astype(np.int64)).astype(object)
-    return np.char.mod("%.15g", values).astype(object)

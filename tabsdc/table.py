@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from tabsdc import structure
 from tabsdc.codes import code_columns
+from tabsdc.decimals import checked_decimals, decimals_of
 from tabsdc.errors import AdditivityError, HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import (
@@ -78,12 +79,19 @@ class Table:
         Right-hand sides.
     hierarchies : mapping of dimension name to Hierarchy
         Empty for tables without dimensions (JJ).
+    decimals : int, optional
+        Decimals of the table's values as given, with which a publishable file shows them
+        (:mod:`tabsdc.release`). Default: the fewest that write every value exactly, up to
+        the float error of the totals (:func:`tabsdc.decimals.decimals_of`); a table derived
+        from this one (:meth:`with_cells`, :meth:`with_columns` but for new values, the
+        results of suppression and adjustment) keeps them.
     """
 
     cells: pd.DataFrame
     A: sp.csr_array
     b: np.ndarray
     hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    decimals: int | None = None
 
     def __post_init__(self) -> None:
         cells = _with_default_columns(self.cells)
@@ -109,6 +117,8 @@ class Table:
                 first = cells.index[cells[column].isna().to_numpy()][0]
                 raise InputError(f"cell {first!r} has a missing {column}")
         _require_finite_levels(cells)
+        object.__setattr__(self, "decimals", checked_decimals(self.decimals) if self.decimals
+                           is not None else decimals_of(cells["value"].to_numpy(dtype=float)))
         object.__setattr__(self, "cells", cells)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
@@ -204,12 +214,28 @@ class Table:
         """A new table with the same structure and the given cells frame."""
         return replace(self, cells=cells)
 
+    def with_decimals(self, decimals: int) -> Table:
+        """The same table, its values published with at most ``decimals`` decimals.
+
+        Examples
+        --------
+        >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "v": [1.5, 2.25]}),
+        ...                           ["r"], "v")
+        >>> t.decimals, t.with_decimals(1).decimals
+        (2, 1)
+        """
+        return replace(self, decimals=decimals)
+
     def with_columns(self, **columns) -> Table:
-        """A new table with some cell columns replaced or added (arrays in cell order)."""
+        """A new table with some cell columns replaced or added (arrays in cell order).
+
+        New values (``value=``) bring their own :attr:`decimals` (those of a count column, of
+        rounded values); a table with other columns replaced keeps the table's.
+        """
         cells = self.cells.copy()
         for name, column in columns.items():
             cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
-        return self.with_cells(cells)
+        return replace(self, cells=cells, decimals=None if "value" in columns else self.decimals)
 
     def apply_rules(
         self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKED = ("tabsdc", "microsdc", "sdcreport", "benchmarks", "examples", "tests")
 
 #: The core modules (docs/architecture.md, "Layers").
-CORE = ("tabsdc.table", "tabsdc.hierarchy", "tabsdc.structure", "tabsdc.codes",
+CORE = ("tabsdc.table", "tabsdc.hierarchy", "tabsdc.structure", "tabsdc.codes", "tabsdc.decimals",
         "tabsdc.inputs", "tabsdc.network", "tabsdc.microdata", "tabsdc.microdata_dask",
         "tabsdc.validation", "tabsdc.progress", "tabsdc.errors", "tabsdc.io", "tabsdc.io.jj",
         "tabsdc.io.csvfile")

@@ -35,7 +35,7 @@ __all__ = [
     "add_output_options", "add_output_guards", "add_time_limit_option", "add_solver_option",
     "add_keep_best_option", "KeptBest", "refuse_unchecked", "kept_best", "positive_seconds",
     "has_rules", "rules_from", "apply_rule_options", "OUTPUT_OPTIONS", "progress_printer",
-    "report_path",
+    "report_path", "whole_number",
 ]
 
 #: Output options (destination, flag) in the order their files are written.
@@ -98,6 +98,27 @@ def positive_seconds(text: str) -> float:
     if not seconds > 0 or seconds == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, not {text!r}")
     return seconds
+
+
+def whole_number(text: str) -> int:
+    """``--decimals``: a whole number >= 0.
+
+    Examples
+    --------
+    >>> whole_number("2")
+    2
+    >>> whole_number("1.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number >= 0, not '1.5'
+    """
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, not {text!r}")
+    return number
 
 
 def report_path(text: str) -> Path:
@@ -300,6 +321,9 @@ def add_output_options(
                            help="what a hidden cell shows in --publish (default x)")
         group.add_argument("--layout", default="long", choices=["long", "wide"],
                            help="--publish: one row per cell, or a 2-D view")
+        group.add_argument("--decimals", type=whole_number, metavar="D",
+                           help="--publish: decimals of every value (default: those of the "
+                           "input's values, or fewer when no published value needs them)")
     group.add_argument("--json", type=Path, help=json_help or "write the result's summary as "
                        "JSON")
     group.add_argument("--html", type=Path, help="write an HTML report")

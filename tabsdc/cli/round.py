@@ -36,6 +36,7 @@ from tabsdc.cli.options import (
     progress_printer,
     refuse_unchecked,
 )
+from tabsdc.decimals import decimals_in_text
 from tabsdc.errors import InputError
 from tabsdc.io.csvfile import read_csv_file, with_numbers
 from tabsdc.rounding import METHODS, choose_base, round_table
@@ -154,12 +155,14 @@ def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]
     if not dims:
         raise InputError(f"{path}: no dimension columns before 'value'; name them with --dims")
 
+    decimals = decimals_in_text(frame["value"])
     frame = with_numbers(frame, [c for c in header if c not in dims])
     table = Table.from_frame(frame, dims, hierarchies=hierarchies_from_specs(specs, frame))
     others = frame.drop(columns=[*dims, "value"]).set_index(frame[dims].apply(tuple, axis=1)
                                                             if len(dims) > 1 else frame[dims[0]])
     others = others.reindex(table.cells.index)  # from_frame orders the cells its own way
-    return table.with_columns(**{str(c): others[c].to_numpy() for c in others.columns})
+    return table.with_columns(**{str(c): others[c].to_numpy() for c in others.columns}
+                              ).with_decimals(decimals)
 
 
 def run_round(args: argparse.Namespace) -> int:

@@ -133,7 +133,9 @@ class AdjustmentResult:
         interior = np.flatnonzero(~table.total_cells)
         figures = quality_figures(table.values, adjusted, cost,
                                   interior if interior.size else np.arange(table.n_cells))
-        return cls(original=table, table=table.with_columns(value=adjusted), method=method,
+        # adjusted values keep the decimals of the input: their publishable file shows them
+        published = table.with_columns(value=adjusted).with_decimals(table.decimals)
+        return cls(original=table, table=published, method=method,
                    status=status, objective=float(objective), bound=bound, gap=gap,
                    sensitive=np.asarray(sensitive, dtype=int), up=np.asarray(up, dtype=bool),
                    verification=verification, figures=figures,
