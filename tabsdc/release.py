@@ -240,14 +240,15 @@ def publishable_frame(
         values: hidden values play no part).
     layout : {"long", "wide"}
         ``"long"``: one row per cell (columns: the dimensions, then ``value``; a table read
-        from JJ has a ``cell`` column instead). ``"wide"``: a 2-D view ``rows`` x
-        ``columns`` (other dimensions at their totals, rows and columns in hierarchy order),
-        as a printed table looks.
+        from JJ has a ``cell`` column instead, in the file's order). ``"wide"``: a 2-D view
+        ``rows`` x ``columns`` (other dimensions at their totals, rows and columns in
+        hierarchy order), as a printed table looks.
 
     Returns
     -------
     pandas.DataFrame
-        Strings only, in the table's own cell order (never sorted by status).
+        Strings only, cells in hierarchy order (:meth:`~tabsdc.table.Table.hierarchy_order`:
+        totals before their parts, the codes under a parent sorted; never sorted by status).
 
     Examples
     --------
@@ -324,8 +325,11 @@ def _release_parts(table: Table, decimals: int | None, layout: str, rows: str | 
     else:
         codes = table.cells.index.to_frame(index=False)
         codes.columns = list(table.dims)
-        cells = None if layout == "long" else _wide_cells(table, rows, columns)
-        if cells is not None:
+        if layout == "long":
+            cells = table.hierarchy_order()
+            codes = codes.iloc[cells]
+        else:
+            cells = _wide_cells(table, rows, columns)
             shown = [d for d in (rows or table.dims[0], _across(table, layout, columns)) if d]
             codes = codes.loc[cells, shown]
     chosen = published_cells(table, cells)
@@ -352,14 +356,9 @@ def _wide_cells(table: Table, rows: str | None, columns: str | None) -> np.ndarr
         if dim is not None and dim not in table.dims:
             raise InputError(f"unknown dimension {dim!r}; the table has {table.dims}")
     keep = np.ones(table.n_cells, dtype=bool)
-    rank = {}
     for dim in table.dims:
-        level = table.cells.index.get_level_values(dim)
-        if dim in (rows, across):
-            order = {code: k for k, code in enumerate(table.hierarchies[dim].codes)}
-            rank[dim] = level.map(order).to_numpy()
-        else:
-            keep &= (level == table.hierarchies[dim].root)
+        if dim not in (rows, across):
+            keep &= table.cells.index.get_level_values(dim) == table.hierarchies[dim].root
     cells = np.flatnonzero(keep)
-    keys = [rank[dim][cells] for dim in (across, rows) if dim is not None]  # rows first
-    return cells[np.lexsort(keys)]
+    keys = [table.code_ranks(dim)[cells] for dim in (across, rows) if dim is not None]
+    return cells[np.lexsort(keys)]  # rows first

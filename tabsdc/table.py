@@ -209,6 +209,41 @@ class Table:
         return [" x ".join(f"{d}={c}" for d, c in zip(self.dims, key, strict=True))
                 for key in index]
 
+    def code_ranks(self, dim: str) -> np.ndarray:
+        """The rank of each cell's code of ``dim`` in the hierarchy's order
+        (:attr:`Hierarchy.sorted_codes <tabsdc.hierarchy.Hierarchy.sorted_codes>`)."""
+        order = pd.Index(self.hierarchies[dim].sorted_codes)
+        index = self.cells.index
+        if isinstance(index, pd.MultiIndex):
+            level = self.dims.index(dim)
+            return order.get_indexer(index.levels[level])[index.codes[level]]
+        return order.get_indexer(index)
+
+    def hierarchy_order(self) -> np.ndarray:
+        """Positions of the cells in hierarchy order: by the first dimension's code in its
+        hierarchy's order (totals before their parts, the codes under a parent sorted), then
+        by the second's, ...; table order for a table without dimensions. Publishable files,
+        reports and status maps list cells in this order.
+
+        Examples
+        --------
+        >>> cells = pd.DataFrame({"r": ["S1", "S2", "S4", "S3"], "v": [1.0, 2.0, 3.0, 4.0]})
+        >>> t = Table.from_aggregated(cells, ["r"], "v")
+        >>> t.cells.index[t.hierarchy_order()].tolist()
+        ['Total', 'S1', 'S2', 'S3', 'S4']
+        """
+        if not self.dims:
+            return np.arange(self.n_cells)
+        return np.lexsort([self.code_ranks(dim) for dim in reversed(self.dims)])
+
+    def in_hierarchy_order(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` (indexed by cells of this table, as ``cells`` is) in
+        :meth:`hierarchy_order`."""
+        rank = np.empty(self.n_cells, dtype=np.int64)
+        rank[self.hierarchy_order()] = np.arange(self.n_cells)
+        positions = self.cells.index.get_indexer(frame.index)
+        return frame.iloc[np.argsort(rank[positions], kind="stable")]
+
     # -- derived tables ------------------------------------------------------------------------
     def with_cells(self, cells: pd.DataFrame) -> Table:
         """A new table with the same structure and the given cells frame."""
@@ -267,7 +302,9 @@ class Table:
         """A 2-D view: ``rows`` x ``columns`` of one cell column, other dimensions fixed.
 
         Dimensions not shown are fixed at their total unless ``fixed`` names a code.
-        Rows and columns keep hierarchy order (totals first).
+        Rows and columns are in hierarchy order (:attr:`Hierarchy.sorted_codes
+        <tabsdc.hierarchy.Hierarchy.sorted_codes>`: totals first, codes under a parent
+        sorted).
         """
         if len(self.dims) < 1:
             raise InputError("pivot needs a table with dimensions")
@@ -290,9 +327,10 @@ class Table:
             view = frame.set_index(rows)[[values]]
         else:
             view = frame.pivot(index=rows, columns=columns, values=values)
-            view = view.reindex(columns=[c for c in self.hierarchies[columns].codes
+            view = view.reindex(columns=[c for c in self.hierarchies[columns].sorted_codes
                                          if c in view.columns])
-        return view.reindex([c for c in self.hierarchies[rows].codes if c in view.index])
+        return view.reindex([c for c in self.hierarchies[rows].sorted_codes
+                             if c in view.index])
 
     def to_report(self, max_depth: int = 2) -> Section:
         """A report section: size, dimensions, and the values of the first two dimensions

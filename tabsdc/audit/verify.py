@@ -409,7 +409,8 @@ class AuditResult:
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table), "Cell status")
         columns = ["value", "status", "lower", "upper", "lpl", "upl", "protected", "exact"]
-        section.add_table(f[columns], "Hidden cells", max_html_rows=1000)
+        section.add_table(self.table.in_hierarchy_order(f[columns]), "Hidden cells",
+                          max_html_rows=1000)
         if self.pq_attack is not None:
             section.add_text(self.pq_attack.headline())
         return section

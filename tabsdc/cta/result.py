@@ -241,7 +241,7 @@ class AdjustmentResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready figures: ``status``, ``objective``, ``bound``, ``gap``,
         ``l1_distance``, ``additive``, ``protected`` and more (the CLI's ``--json``)."""
-        frame = self.to_frame().iloc[self.sensitive]
+        frame = self.original.in_hierarchy_order(self.to_frame().iloc[self.sensitive])
         labels = self.original.cell_labels(self.sensitive)
         v = self.verification
         out = {
@@ -332,7 +332,7 @@ class AdjustmentResult:
             section.add_metrics(self._mdi_properties(), "The properties, on this table")
         section.add_figure(self.scatter_figure(), "Original against adjusted values")
         section.add_table(self.statistics.round(6), "Statistics kept (groups of cells)")
-        frame = self.to_frame().iloc[self.sensitive]
+        frame = self.original.in_hierarchy_order(self.to_frame().iloc[self.sensitive])
         section.add_table(frame[["original", "adjusted", "lpl", "upl", "direction",
                                  "protected"]], "Sensitive cells", max_html_rows=1000)
         return section
