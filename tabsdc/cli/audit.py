@@ -20,6 +20,8 @@ from tabsdc.cli.options import (
     add_output_options,
     add_solver_option,
     add_time_limit_option,
+    progress_printer,
+    time_limit_of,
 )
 from tabsdc.table import Table
 
@@ -56,16 +58,18 @@ def add_audit_command(commands: Commands) -> None:
 
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``tabsdc audit``; exit status 0 when every sensitive cell is protected, else 1."""
-    from tabsdc.audit import audit, print_progress
+    from tabsdc.audit import audit
 
     q = args.prior_q
     if args.deprecated_pq is not None:
         print("tabsdc audit: --pq is deprecated and will be removed in the next release; "
               "use --prior-q", file=sys.stderr)
         q = args.deprecated_pq if q is None else q
-    result = audit(Table.from_jj(input_file(args.input)), prior="pq" if q else "table", q=q,
-                   integer=args.integer, release_intervals=args.release_intervals,
-                   solver=args.solver, time_limit=args.time_limit, progress=print_progress)
+    table = Table.from_jj(input_file(args.input))
+    progress = progress_printer(args)
+    result = audit(table, prior="pq" if q else "table", q=q, integer=args.integer,
+                   release_intervals=args.release_intervals, solver=args.solver,
+                   time_limit=time_limit_of(args, progress), progress=progress)
     print(result.summary())
     write_outputs(args, data=result.to_dict, report=lambda: Report(
         f"Audit of {args.input.name}").add(result.to_report()))

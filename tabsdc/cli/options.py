@@ -35,7 +35,7 @@ __all__ = [
     "add_output_options", "add_output_guards", "add_time_limit_option", "add_solver_option",
     "add_keep_best_option", "KeptBest", "refuse_unchecked", "kept_best", "positive_seconds",
     "has_rules", "rules_from", "apply_rule_options", "OUTPUT_OPTIONS", "progress_printer",
-    "report_path", "whole_number",
+    "report_path", "whole_number", "time_limit_of", "DEFAULT_TIME_LIMIT",
 ]
 
 #: Output options (destination, flag) in the order their files are written.
@@ -140,10 +140,33 @@ def report_path(text: str) -> Path:
     return Path(text)
 
 
+#: Seconds a command's solve takes at most without ``--time-limit``.
+DEFAULT_TIME_LIMIT = 300.0
+
+
 def add_time_limit_option(parser: argparse.ArgumentParser, what: str = "the whole run") -> None:
-    """``--time-limit S`` (seconds > 0; default: none)."""
+    """``--time-limit S`` (seconds > 0; default :data:`DEFAULT_TIME_LIMIT`, see
+    :func:`time_limit_of`)."""
     parser.add_argument("--time-limit", type=positive_seconds, metavar="S",
-                        help=f"seconds for {what}; a stopped solve is reported with its gap")
+                        help=f"seconds for {what} (default {DEFAULT_TIME_LIMIT:g}); a stopped "
+                        "solve is reported with its gap")
+
+
+def time_limit_of(args: argparse.Namespace, progress: Callable[[str], None]) -> float:
+    """The command's time limit, ``--time-limit`` or :data:`DEFAULT_TIME_LIMIT`; the first
+    progress line says which.
+
+    Examples
+    --------
+    >>> time_limit_of(argparse.Namespace(time_limit=None), print)
+    time limit 300 s (default; --time-limit to change)
+    300.0
+    """
+    if args.time_limit is not None:
+        progress(f"time limit {args.time_limit:g} s (--time-limit)")
+        return args.time_limit
+    progress(f"time limit {DEFAULT_TIME_LIMIT:g} s (default; --time-limit to change)")
+    return DEFAULT_TIME_LIMIT
 
 
 def add_solver_option(parser: argparse.ArgumentParser) -> None:

@@ -28,6 +28,7 @@ from tabsdc.cli.options import (
     kept_best,
     progress_printer,
     refuse_unchecked,
+    time_limit_of,
 )
 from tabsdc.errors import InputError
 from tabsdc.suppression import METHODS, suppress
@@ -78,8 +79,9 @@ def run_protect(args: argparse.Namespace) -> int:
         table = rules.table
     elif args.input.suffix.lower() != ".jj":
         raise InputError("choose rules (--p, --pq, --nk, --freq) for CSV input")
-    result = suppress(table, args.method, args.cost, time_limit=args.time_limit,
-                      suppress_totals=not args.no_totals, progress=progress_printer(args))
+    progress = progress_printer(args)
+    result = suppress(table, args.method, args.cost, time_limit=time_limit_of(args, progress),
+                      suppress_totals=not args.no_totals, progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.protected, "pattern", "the audit")

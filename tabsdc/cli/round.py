@@ -35,6 +35,7 @@ from tabsdc.cli.options import (
     kept_best,
     progress_printer,
     refuse_unchecked,
+    time_limit_of,
 )
 from tabsdc.decimals import decimals_in_text
 from tabsdc.errors import InputError
@@ -169,10 +170,10 @@ def run_round(args: argparse.Namespace) -> int:
     """Run ``tabsdc round``; exit status 1 when no controlled rounding exists (the closest
     additive alternative is written instead), else 0."""
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
+    progress = progress_printer(args)
     result = round_table(table, args.base, args.method, seed=args.seed,
-                         solver=args.solver, time_limit=args.time_limit,
-                         audit=not args.no_audit,
-                         progress=progress_printer(args))
+                         solver=args.solver, time_limit=time_limit_of(args, progress),
+                         audit=not args.no_audit, progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.additive, "rounding", "the additivity check")
@@ -189,12 +190,12 @@ def run_round(args: argparse.Namespace) -> int:
 
 
 def rounding_demo_sections(
-    candidates: Sequence[int] = DEMO_BASES, alpha: float = 0.05
+    table: Table, candidates: Sequence[int] = DEMO_BASES, alpha: float = 0.05
 ) -> list[Section]:
-    """Controlled rounding of the shipped business survey's count table, as report sections.
+    """Controlled rounding of the count table of ``table`` (the demo's), as report sections.
 
-    The count (``freq``) table of ``A88 x NUTS3`` (both hierarchical: a MILP) is rounded with
-    the largest candidate base whose conditional chi-square U is not significant at ``alpha``
+    The count (``freq``) table (both dimensions hierarchical: a MILP) is rounded with the
+    largest candidate base whose conditional chi-square U is not significant at ``alpha``
     (:func:`~tabsdc.rounding.choose_base`; the smallest candidate when every one is
     significant, which the base-choice section then shows), then audited.
 
@@ -204,18 +205,13 @@ def rounding_demo_sections(
         The base choice and the rounding result (statistics, posterior table and plot,
         deviation histogram, audit).
     """
-    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
-
-    data = load_business_survey()
-    table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",
-                                 hierarchies=business_survey_hierarchies(data))
     counts = table.with_columns(value=table.cells["freq"].to_numpy(dtype=float))
     choice = choose_base(counts, candidates, "controlled", alpha=alpha)
     base = choice.base if choice.base is not None else min(candidates)
     result = round_table(counts, base, "controlled")
+    dims = " x ".join(table.dims)
     intro = choice.to_report().add_text(
-        f"Counts of companies by activity (A88) x region (NUTS3), {counts.n_cells} cells "
-        f"with every subtotal of both hierarchies, rounded to base {base} by controlled "
-        "rounding: every published count is a multiple of the base and every total still "
-        "equals the sum of its parts.")
+        f"Counts of companies by {dims}, {counts.n_cells} cells with every subtotal of both "
+        f"hierarchies, rounded to base {base} by controlled rounding: every published count "
+        "is a multiple of the base and every total still equals the sum of its parts.")
     return [intro, result.to_report()]
