@@ -28,7 +28,7 @@ from tabsdc.errors import InputError
 from tabsdc.validation import working_unit
 
 __all__ = ["decimals_of", "decimals_in_text", "decimals_cap", "checked_decimals",
-           "format_decimals", "MAX_DECIMALS", "TOLERANCE"]
+           "format_decimals", "MAX_DECIMALS", "TOLERANCE", "EXACT_INTEGERS"]
 
 #: Decimals of the working unit a table's values are published with at most.
 MAX_DECIMALS = 6
@@ -36,6 +36,9 @@ MAX_DECIMALS = 6
 #: Relative error within which a value counts as having ``d`` decimals (sums of many values
 #: with ``d`` decimals carry float errors of about 1e-16 per term).
 TOLERANCE = 1e-12
+
+#: From this magnitude on a float64 does not hold every whole number (2**53).
+EXACT_INTEGERS = 2.0**53
 
 #: A number as text: sign, digits, decimals, exponent (matched whole).
 _NUMBER = r"\s*[+-]?\d*(?:\.(?P<decimals>\d*))?(?:[eE](?P<exponent>[+-]?\d+))?\s*"
@@ -139,17 +142,22 @@ def format_decimals(values: np.ndarray, decimals: int, given: int | None = None)
 
     Values are first rounded to the ``given`` decimals they have (a table's own), so that
     the float error of a sum cannot tip a half: ``801669.5000001`` given with one decimal is
-    ``801669.5``, which rounds to the even ``801670`` with no decimal.
+    ``801669.5``, which rounds to the even ``801670`` with no decimal. A value beyond
+    :data:`EXACT_INTEGERS`, where a float64 no longer holds every whole number, is written
+    with the digits it holds (``2.72e+142``), not with the noise of its binary expansion.
 
     Examples
     --------
     >>> format_decimals(np.array([801669.199999999, -1e-13, 3.0]), 1).tolist()
     ['801669.2', '0.0', '3.0']
-    >>> format_decimals(np.array([2.5000000001, 3.5]), 0, given=1).tolist()
-    ['2', '4']
+    >>> format_decimals(np.array([2.5000000001, 3.5, 2.72e142]), 0, given=1).tolist()
+    ['2', '4', '2.72e+142']
     """
     rounded = np.asarray(values, dtype=float)
     if given is not None and given > decimals:
         rounded = np.round(rounded, given)
     rounded = np.round(rounded, decimals) + 0.0
-    return np.char.mod(f"%.{decimals}f", rounded).astype(object)
+    text = np.char.mod(f"%.{decimals}f", rounded).astype(object)
+    beyond = np.flatnonzero(np.abs(rounded) >= EXACT_INTEGERS)
+    text[beyond] = [repr(float(v)) for v in rounded[beyond]]
+    return text
