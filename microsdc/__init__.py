@@ -15,8 +15,7 @@ method.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tabsdc.lazy import lazy_names
 
 #: Each public name and the module that defines it.
 _SOURCES = {
@@ -42,15 +41,4 @@ _SOURCES = {
 
 __all__ = list(_SOURCES)
 
-
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use (PEP 562)."""
-    if name not in _SOURCES:
-        raise AttributeError(f"module 'microsdc' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_SOURCES[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_SOURCES})
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES)

@@ -15,7 +15,7 @@ CHECKED = ("tabsdc", "microsdc", "sdcreport", "benchmarks", "examples", "tests")
 CORE = ("tabsdc.table", "tabsdc.hierarchy", "tabsdc.structure", "tabsdc.codes", "tabsdc.decimals",
         "tabsdc.inputs", "tabsdc.network", "tabsdc.microdata", "tabsdc.microdata_dask",
         "tabsdc.validation", "tabsdc.progress", "tabsdc.errors", "tabsdc.io", "tabsdc.io.jj",
-        "tabsdc.io.csvfile")
+        "tabsdc.io.csvfile", "tabsdc.lazy")
 
 #: The method, interface and linked-table packages the core must not import.
 ABOVE_CORE = ("tabsdc.rules", "tabsdc.suppression", "tabsdc.audit", "tabsdc.rounding",

@@ -100,8 +100,8 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
-def whole_number(text: str) -> int:
-    """``--decimals``: a whole number >= 0.
+def whole_number(text: str, least: int = 0) -> int:
+    """``--decimals`` (and, with ``least=2``, ``--base``): a whole number >= ``least``.
 
     Examples
     --------
@@ -115,9 +115,9 @@ def whole_number(text: str) -> int:
     try:
         number = int(text)
     except ValueError:
-        number = -1
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, not {text!r}")
+        number = least - 1
+    if number < least:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, not {text!r}")
     return number
 
 

@@ -36,6 +36,7 @@ from tabsdc.cli.options import (
     progress_printer,
     refuse_unchecked,
     time_limit_of,
+    whole_number,
 )
 from tabsdc.decimals import decimals_in_text
 from tabsdc.errors import InputError
@@ -65,13 +66,7 @@ def positive_base(text: str) -> int:
     ...
     argparse.ArgumentTypeError: must be a whole number >= 2, not '2.5'
     """
-    try:
-        base = int(text)
-    except ValueError:
-        base = 0
-    if base < 2:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 2, not {text!r}")
-    return base
+    return whole_number(text, least=2)
 
 
 def add_round_command(commands: Commands) -> None:

@@ -132,7 +132,7 @@ def test_a_table_built_in_python_keeps_its_decimals_through_derived_tables(tmp_p
 def test_a_table_has_the_fewest_decimals_that_write_its_values(decimals, units):
     text = [f"{u / 10**decimals:.{decimals}f}" for u in units]
     fewest = max(len(t.split(".")[1].rstrip("0")) if "." in t else 0 for t in text)
-    cells = pd.DataFrame({"r": [f"c{i}" for i in range(len(units))],
+    cells = pd.DataFrame({"r": [f"c{i:02d}" for i in range(len(units))],  # sorted as given
                           "v": [float(t) for t in text]})
     table = Table.from_aggregated(cells, ["r"], "v")
     assert table.decimals == fewest == decimals_of(cells["v"].to_numpy())
