@@ -326,7 +326,11 @@ class _Runner:
         and leaves every previous file of the job's outputs as it was."""
         try:
             write(self.staging.path_for(output.path))
-        except OSError as error:
+        except (OSError, OutputPathError) as failure:
+            # a writer of sdcreport.files names its staged file; name the job's file instead
+            error = failure if isinstance(failure, OSError) else failure.__cause__
+            if not isinstance(error, OSError):
+                raise
             raise OutputPathError(
                 f"{output.line.path}, line {output.line.number}: cannot write {output.path}: "
                 f"{error.strerror or error}{_free_space(output.path.parent)}; nothing of the "
