@@ -69,6 +69,18 @@ def perturbation_statistics():
     return ckm_result().statistics
 
 
+def magnitude_result():
+    from tabsdc.ckm import FlexFunction, build_ptable, perturb_magnitudes
+
+    rng = np.random.default_rng(3)
+    records = pd.DataFrame({"r": rng.choice(list("abc"), 60), "c": rng.choice(list("xy"), 60),
+                            "value": rng.lognormal(3, 1, 60)})
+    return perturb_magnitudes(records, ["r", "c"], "value",
+                              build_ptable(3, 1.0, kind="magnitude"),
+                              FlexFunction(0.2, epsilon=(1, 0.5)), rules=PPercentRule(20),
+                              mu_c=1.0, seed=2)
+
+
 def adjustment_result():
     from tabsdc.cta import adjust
 
@@ -210,6 +222,7 @@ RESULTS = [
     ("RoundingAudit", rounding_audit, None, True),
     ("CKMResult", ckm_result, "table", False),
     ("PerturbationStatistics", perturbation_statistics, None, False),
+    ("MagnitudeResult", magnitude_result, "table", False),
     ("TableStatistics", table_statistics, None, False),
     ("AdjustmentResult", adjustment_result, "table", True),
     ("MultivariateAdjustmentResult", multivariate_result, "tables", True),

@@ -27,7 +27,7 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 
-from tabsdc.ckm.keys import cell_key_units, draw_record_keys, record_coords, record_key_units
+from tabsdc.ckm.keys import cell_key_units, draw_record_keys, record_key_units, table_coords
 from tabsdc.ckm.ptable import PTable
 from tabsdc.ckm.result import CKMResult
 from tabsdc.errors import InputError
@@ -147,7 +147,7 @@ def perturb_counts(
                                     keep_empty=keep_empty, total=total, progress=progress)
     say(f"{original.n_cells:,} cells counted; summing the record keys")
     cell_keys = cell_key_units(data[dims], keys, original.hierarchies,
-                               _cell_coords(original), digits)
+                               table_coords(original), digits)
     counts = np.round(original.values).astype(np.int64)
     noise, transition = count_noise(ptable, counts, cell_keys, digits)
     published = original.with_columns(value=(counts + noise).astype(float))
@@ -158,13 +158,3 @@ def perturb_counts(
         record_keys=None if record_key is not None else keys,
         record_key=record_key, seed=seed, seconds=perf_counter() - started)
 
-
-def _cell_coords(table: Table) -> np.ndarray:
-    """The table's cells as positions in its hierarchies' codes (read from the index)."""
-    index = table.cells.index
-    if isinstance(index, pd.MultiIndex):
-        return np.column_stack([
-            pd.Index(h.codes).get_indexer(level)[codes]
-            for h, level, codes in zip(table.hierarchies.values(), index.levels, index.codes,
-                                       strict=True)]).astype(np.int64)
-    return record_coords(pd.DataFrame({table.dims[0]: index}), table.hierarchies)
