@@ -69,6 +69,15 @@ def perturbation_statistics():
     return ckm_result().statistics
 
 
+def small_count_result():
+    from tabsdc.rounding import round_small_counts
+
+    rng = np.random.default_rng(3)
+    records = pd.DataFrame({"r": rng.choice(list("abcd"), 60), "c": rng.choice(list("xy"), 60),
+                            "s": rng.choice(list("mf"), 60)})
+    return round_small_counts(records, [["r", "c"], ["r", "s"]], base=3, seed=1)
+
+
 def magnitude_result():
     from tabsdc.ckm import FlexFunction, build_ptable, perturb_magnitudes
 
@@ -220,6 +229,7 @@ RESULTS = [
     ("SuppressionResult", suppression_result, "table", True),
     ("RoundingResult", rounding_result, "table", False),
     ("RoundingAudit", rounding_audit, None, True),
+    ("SmallCountResult", small_count_result, None, False),
     ("CKMResult", ckm_result, "table", False),
     ("PerturbationStatistics", perturbation_statistics, None, False),
     ("MagnitudeResult", magnitude_result, "table", False),
@@ -247,6 +257,8 @@ PARTS = {
     "Intervals": "the raw bounds inside AuditResult.intervals (status is per cell)",
     "ControlledOutcome": "controlled rounding's engine output, wrapped by round_table in a "
                          "RoundingResult",
+    "SmallCountOutcome": "small-count rounding's engine output, inside SmallCountResult and "
+                         "summarised in RoundingResult.note",
     "CutLoopStats": "the cut loop's figures inside SuppressionResult.stats",
     "ProtectionOutcome": "one tau-ARGUS protection inside BatchResult.tables (its result's "
                          "to_dict() is kept as details)",

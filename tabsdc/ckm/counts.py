@@ -27,7 +27,7 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 
-from tabsdc.ckm.keys import cell_key_units, draw_record_keys, record_key_units, table_coords
+from tabsdc.ckm.keys import cell_key_units, draw_record_keys, record_key_units
 from tabsdc.ckm.ptable import PTable
 from tabsdc.ckm.result import CKMResult
 from tabsdc.errors import InputError
@@ -147,7 +147,7 @@ def perturb_counts(
                                     keep_empty=keep_empty, total=total, progress=progress)
     say(f"{original.n_cells:,} cells counted; summing the record keys")
     cell_keys = cell_key_units(data[dims], keys, original.hierarchies,
-                               table_coords(original), digits)
+                               original.cell_coords(), digits)
     counts = np.round(original.values).astype(np.int64)
     noise, transition = count_noise(ptable, counts, cell_keys, digits)
     published = original.with_columns(value=(counts + noise).astype(float))

@@ -23,10 +23,9 @@ from tabsdc import structure
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.inputs import code_positions
-from tabsdc.table import Table
 
 __all__ = ["draw_record_keys", "record_key_units", "cell_key_units", "key_fraction",
-           "record_coords", "table_coords", "MAX_DIGITS"]
+           "record_coords", "MAX_DIGITS"]
 
 #: Most decimals a key may have (an integer of 10**15 units and its sums stay exact).
 MAX_DIGITS = 15
@@ -163,18 +162,6 @@ def record_coords(codes: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> 
         distinct_codes = pd.DataFrame({dim: pd.Index(distinct).astype(str)})
         columns.append(code_positions(distinct_codes, [dim], {dim: hierarchy})[:, 0][group])
     return np.column_stack(columns) if columns else np.zeros((len(codes), 0), dtype=np.int64)
-
-
-def table_coords(table: Table) -> np.ndarray:
-    """A table's cells as positions in its hierarchies' codes (read from its index), the
-    ``cell_coords`` of :func:`cell_key_units`."""
-    index = table.cells.index
-    if isinstance(index, pd.MultiIndex):
-        return np.column_stack([
-            pd.Index(h.codes).get_indexer(level)[codes]
-            for h, level, codes in zip(table.hierarchies.values(), index.levels, index.codes,
-                                       strict=True)]).astype(np.int64)
-    return record_coords(pd.DataFrame({table.dims[0]: index}), table.hierarchies)
 
 
 def _check_digits(digits: int) -> None:

@@ -79,7 +79,6 @@ from tabsdc.ckm.keys import (
     cell_key_units,
     draw_record_keys,
     record_key_units,
-    table_coords,
 )
 from tabsdc.ckm.ptable import PTable
 from tabsdc.errors import InputError
@@ -531,7 +530,7 @@ def perturb_magnitudes(
     elif base == "value":
         tops = original.values[:, None]
     key_of = keys if include_zeros else np.where(np.abs(x) > ZERO, keys, 0)
-    cell_keys = cell_key_units(data[dims], key_of, hier, table_coords(original), digits)
+    cell_keys = cell_key_units(data[dims], key_of, hier, original.cell_coords(), digits)
     sensitive = None
     if rules is not None:
         from tabsdc.rules import apply_rules
