@@ -78,6 +78,13 @@ def small_count_result():
     return round_small_counts(records, [["r", "c"], ["r", "s"]], base=3, seed=1)
 
 
+def differencing_check():
+    from tabsdc.differencing import differencing_check as check
+
+    return check(hidden_table().with_columns(value=hidden_table().cells["freq"].to_numpy(float)),
+                 1)
+
+
 def magnitude_result():
     from tabsdc.ckm import FlexFunction, build_ptable, perturb_magnitudes
 
@@ -225,6 +232,7 @@ def mcd_estimate():
 RESULTS = [
     ("RulesResult", rules_result, "table", False),
     ("AuditResult", audit_result, "table", True),
+    ("DifferencingCheck", differencing_check, None, True),
     ("PQAttackResult", pq_attack_result, None, True),
     ("SuppressionResult", suppression_result, "table", True),
     ("RoundingResult", rounding_result, "table", False),
