@@ -416,6 +416,7 @@ def perturb_magnitudes(
     parity: bool = False,
     include_zeros: bool = True,
     rules: SensitivityRule | Sequence[SensitivityRule] | None = None,
+    sensitive: pd.Series | None = None,
     mu_c: float = 0.0,
     weight: str | None = None,
     keep_empty: bool = True,
@@ -456,6 +457,9 @@ def perturb_magnitudes(
     rules : rule or sequence of rules, optional
         Sensitivity rules (:mod:`tabsdc.rules`) on the original table; the cells they flag
         get ``mu_c``.
+    sensitive : pandas.Series of bool, optional
+        More cells that get ``mu_c``, by cell label (those already known to be sensitive,
+        as tau-ARGUS's unsafe cells).
     mu_c : float
         The extra protection of sensitive cells.
     weight : str, optional
@@ -531,14 +535,16 @@ def perturb_magnitudes(
         tops = original.values[:, None]
     key_of = keys if include_zeros else np.where(np.abs(x) > ZERO, keys, 0)
     cell_keys = cell_key_units(data[dims], key_of, hier, original.cell_coords(), digits)
-    sensitive = None
+    flagged = np.zeros(original.n_cells, bool)
     if rules is not None:
         from tabsdc.rules import apply_rules
 
-        sensitive = (apply_rules(original, rules).table.cells["status"] == "u").to_numpy()
+        flagged |= (apply_rules(original, rules).table.cells["status"] == "u").to_numpy()
+    if sensitive is not None:
+        flagged |= sensitive.reindex(original.cells.index, fill_value=False).to_numpy(bool)
     noise = magnitude_noise(original.values, tops, cell_keys, ptable, flex, digits=digits,
                             small_ptable=small_ptable, counts=counts, parity=parity,
-                            sensitive=sensitive, mu_c=mu_c)
+                            sensitive=flagged, mu_c=mu_c)
     published = original.with_columns(value=noise.published)
     say(f"{int(np.count_nonzero(noise.published != original.values)):,} of "
         f"{original.n_cells:,} cells perturbed")
@@ -546,7 +552,7 @@ def perturb_magnitudes(
         original=original, table=published, ptable=ptable, flex=flex, noise=noise,
         cell_keys=cell_keys, digits=digits, base=base, small_ptable=small_ptable,
         parity=parity, include_zeros=include_zeros, mu_c=mu_c,
-        sensitive=np.zeros(original.n_cells, bool) if sensitive is None else sensitive,
+        sensitive=flagged,
         record_keys=None if record_key is not None else keys, record_key=record_key,
         seed=seed, seconds=perf_counter() - started)
 
