@@ -18,7 +18,8 @@ APRIORI              an a-priori file (:mod:`tabsdc.io.argus.apriori`)
 RECODE               a global (``.grc``) or tree recode, or a hierarchy cut at a level;
                      like tau-ARGUS, it recodes the variable in every table that has it
 SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> hypercube (see
-                     below), RND -> controlled rounding, CTA -> controlled adjustment
+                     below), RND -> controlled rounding, CTA -> controlled adjustment,
+                     CKM -> the cell key method (:mod:`tabsdc.io.argus.ckm`)
 WRITETABLE           the output files of :mod:`tabsdc.io.argus.output`
 LOGBOOK              the log file
 CLEAR                start afresh
@@ -31,7 +32,7 @@ GOBATCH, SILENT
 ``GH`` (tau-ARGUS's hypercube method) runs :func:`tabsdc.suppression.suppress` with the
 toolkit's own ``method="hypercube"``; the log says so.
 Every protection is audited (:func:`tabsdc.audit.audit`) and the verdict logged. A command
-that is not supported (``<CKM>`` cell-key perturbation, linked tables with table number 0,
+that is not supported (linked tables with table number 0,
 ``<READTABLE> 2`` for non-additive tables, ``APRIORI`` with trivial-level expansion, the
 distance cost ``-3``) stops the run with the file, the line, the command and the reason;
 nothing is skipped silently.
@@ -55,6 +56,7 @@ from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.apriori import apply_apriori, read_hst
 from tabsdc.io.argus.cdl import read_cdl
+from tabsdc.io.argus.ckm import run_ckm, split_ckm_argument
 from tabsdc.io.argus.grc import close_below_depth, close_subtrees, read_grc
 from tabsdc.io.argus.metadata import Metadata, read_rda
 from tabsdc.io.argus.microdata import read_data
@@ -328,8 +330,7 @@ class _Runner:
 
     @staticmethod
     def _unsupported(keyword: str) -> str:
-        reasons = {"CKM": "cell-key perturbation is not part of this toolkit",
-                   "COVER": "linked-table cover tables are built internally by tau-ARGUS "
+        reasons = {"COVER": "linked-table cover tables are built internally by tau-ARGUS "
                             "only; linked tables are not supported here",
                    "JJ": "tau-ARGUS does not implement it either; protect a JJ file "
                          "with 'tabsdc protect FILE.jj'"}
@@ -531,13 +532,19 @@ class _Runner:
 
     # -- protection -------------------------------------------------------------------------
     def _suppress(self, command: BatchCommand) -> None:
+        if re.match(r"\s*CKM\s*\(", command.argument, flags=re.I):  # tabsdc.io.argus.ckm
+            job = self._job(command, split_ckm_argument(command.argument)[0])
+            job.outcome = run_ckm(job.table, job.spec.response, self.data, self.metadata,
+                                  command.argument, self.folder, recodes=self.recodes,
+                                  weighted=bool(job.safety and job.safety.weighted),
+                                  progress=self.say)
+            return
         match = re.fullmatch(r"\s*([A-Za-z]+)\s*\(([^)]*)\)\s*", command.argument)
         if match is None:
             raise command.error("expected METHOD(table number, parameters), e.g. OPT(1,5)")
         name, arguments = match.group(1).upper(), [a.strip() for a in match.group(2).split(",")]
         if name not in METHOD_OF:
-            raise command.error(self._unsupported(name) if name == "CKM" else
-                                f"unknown method {name}; known: {', '.join(METHOD_OF)}")
+            raise command.error(f"unknown method {name}; known: {', '.join(METHOD_OF)}, CKM")
         job = self._job(command, arguments[0])
         job.outcome = protect(job.table, name, arguments[1:],
                               time_limit=self.deadline.solver_limit(),

@@ -226,6 +226,9 @@ def run_ckm(table: Table, response: str, data: pd.DataFrame, metadata: Metadata,
     from tabsdc.io.argus.protect import ProtectionOutcome
 
     say = progress or (lambda line: None)
+    if metadata.kind == "table":
+        raise InputError("CKM needs microdata with record keys (OPENMICRODATA), not tabular "
+                         "input")
     _, parts = split_ckm_argument(argument)
     weights = metadata.with_role("weight") if weighted else []
     result, note = perturb_job(table, response, data, metadata, parts, folder,

@@ -33,6 +33,7 @@ import pandas as pd
 
 from tabsdc.audit import audit
 from tabsdc.errors import InputError
+from tabsdc.io.argus.ckm import write_ckm_output
 from tabsdc.io.argus.tab import format_numbers, write_tab
 from tabsdc.table import HIDDEN_STATUSES, Table
 
@@ -41,9 +42,10 @@ __all__ = ["WriteOptions", "parse_write_options", "write_output", "STATUS_NUMBER
 
 #: Output types by number.
 OUTPUT_TYPES = {1: "CSV", 2: "CSV for pivot table", 3: "code-value", 4: "SBS",
-                5: "intermediate", 6: "JJ"}
-_APPLIES = {"AS": (1, 2, 3), "SE": (2, 3, 5), "FL": (1, 2, 3), "QU": (1, 2, 3, 4, 5),
-            "HL": (4,), "SO": (5,), "AR": (5,), "HI": (), "TR": ()}
+                5: "intermediate", 6: "JJ", 7: "CKM"}
+_APPLIES = {"AS": (1, 2, 3), "SE": (2, 3, 5, 7), "FL": (1, 2, 3), "QU": (1, 2, 3, 4, 5, 7),
+            "HL": (4,), "SO": (5,), "AR": (5,), "HI": (), "TR": (), "AO": (7,), "AD": (7,),
+            "AC": (7,)}
 
 #: Status numbers of code-value files with ``AS+`` (manual 4.6.1).
 STATUS_NUMBERS = {"safe": 1, "safe (manual)": 2, "unsafe": 3, "unsafe (request)": 4,
@@ -119,6 +121,9 @@ def write_output(table: Table, path: Path, output_type: int, options: WriteOptio
         raise InputError(f"WRITETABLE type {output_type} ({OUTPUT_TYPES[output_type]}) is not "
                          "available for a rounded or adjusted table (as in tau-ARGUS)")
     path.parent.mkdir(parents=True, exist_ok=True)
+    if output_type == 7:  # the cell key method (tabsdc.io.argus.ckm)
+        return notes + write_ckm_output(table, original if original is not None else table,
+                                        path, options, response=response, decimals=decimals)
     if output_type == 6:
         table.to_jj(path, status_map={"x": "m", "w": "z"})
     elif output_type == 5:
