@@ -77,16 +77,23 @@ def record_key_units(values: pd.Series, digits: int = 8, *, name: str = "record 
     bad = ~np.isfinite(numbers) | (numbers < 0) | (numbers >= 1)
     if bad.any():
         row = values.index[bad][0]
-        raise InputError(f"column {name!r}, row {row!r}: a record key must be a number in "
-                         f"[0, 1), not {values[row]!r}")
+        raise InputError(f"column {name!r}, {_where(values, row)}: a record key must be a "
+                         f"number in [0, 1), not {values[row]!r}")
     scaled = numbers * 10.0**digits
     units = np.round(scaled)
     finer = np.abs(scaled - units) > 1e-6 * max(1.0, 10.0 ** (digits - 9))
     if finer.any():
         row = values.index[finer][0]
-        raise InputError(f"column {name!r}, row {row!r}: the record key {values[row]!r} has "
-                         f"more than {digits} decimals; give digits= the number it has")
+        raise InputError(f"column {name!r}, {_where(values, row)}: the record key "
+                         f"{values[row]!r} has more than {digits} decimals; give digits= the "
+                         "number it has")
     return np.minimum(units.astype(np.int64), 10**digits - 1)
+
+
+def _where(values: pd.Series, row: object) -> str:
+    """``line 3`` for records read from a file (indexed by line), else ``row 3``."""
+    label = row.item() if isinstance(row, np.generic) else row
+    return f"{values.index.name or 'row'} {label!r}"
 
 
 def cell_key_units(

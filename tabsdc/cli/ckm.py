@@ -18,9 +18,10 @@ from pathlib import Path
 from sdcreport import Report
 from tabsdc.ckm import build_ptable, perturb_counts, read_ptable
 from tabsdc.ckm.ptable import VARIANCE_RULES
-from tabsdc.cli.io import hierarchies_from_specs, input_file, read_records, write_outputs
+from tabsdc.cli.io import hierarchies_from_specs, write_outputs
 from tabsdc.cli.options import Commands, add_command, add_output_options, progress_printer
 from tabsdc.errors import InputError
+from tabsdc.io.csvfile import input_file, read_csv_file
 
 __all__ = ["add_ptable_command", "add_ckm_command", "run_ptable", "run_ckm",
            "PTABLE_EXAMPLE", "CKM_EXAMPLE"]
@@ -129,7 +130,7 @@ def add_ckm_command(commands: Commands) -> None:
 def run_ckm(args: argparse.Namespace) -> int:
     """Run ``tabsdc ckm``; exit status 0."""
     ptable = read_ptable(input_file(args.ptable))
-    data = read_records(args.input, args.dims)
+    data = read_csv_file(args.input)
     if args.record_key is not None and args.record_key not in data.columns:
         raise InputError(f"{args.input}: no column {args.record_key!r} for --record-key")
     result = perturb_counts(data, args.dims, ptable, record_key=args.record_key,

@@ -124,8 +124,7 @@ class SuppressionResult:
                          f"cuts {s.cuts} (+{s.seed_rows} seed rows), "
                          f"attacker LPs {s.attacker_solves}")
         lines.append("  audit: " + ("every primary cell protected" if self.protected
-                                    else f"{len(self.audit.failures)} primary cells NOT "
-                                    "protected"))
+                                    else f"NOT protected: {self.audit.why_not_protected()}"))
         return "\n".join(lines)
 
     def to_frame(self) -> pd.DataFrame:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from tabsdc.errors import InputError
+from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
+from tabsdc.io.csvfile import read_csv_file, refuse_duplicate_columns, with_numbers
 from tabsdc.table import Table
 
 __all__ = ["DATA_SUFFIXES", "TABLE_SUFFIXES", "Dataset", "read_dataset", "read_upload",
@@ -124,12 +125,15 @@ def read_dataset(path: Path, name: str) -> Dataset:
             numbers = pd.read_parquet(path)
             text = numbers.astype(str).where(numbers.notna(), "")
         elif suffix == ".xlsx":
-            numbers = pd.read_excel(path)
-            text = pd.read_excel(path, dtype=str).fillna("")
+            refuse_duplicate_columns(pd.read_excel(path, header=None, nrows=1).iloc[0], name)
+            numbers = pd.read_excel(path, keep_default_na=False, na_values=[""])
+            text = pd.read_excel(path, dtype=str, keep_default_na=False).fillna("")
         else:
             sep = _separator(path)
-            numbers = pd.read_csv(path, sep=sep)
-            text = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False)
+            text = read_csv_file(path, sep=sep, name=name)
+            numbers = with_numbers(text, list(text.columns)).mask(text == "")
+    except InputError:  # the CSV reader's own, naming the file and line
+        raise
     except ImportError as error:
         raise InputError(f"{name}: reading {suffix} files needs an extra package "
                          f"({error})") from error
@@ -147,11 +151,11 @@ def read_parent_child(path: Path, name: str) -> Hierarchy:
     """A hierarchy from an uploaded CSV with columns ``parent`` and ``child``."""
     if Path(name).suffix.lower() not in (".csv", ".txt"):
         raise InputError(f"{name}: a hierarchy file must be a CSV with columns parent,child")
+    frame = read_csv_file(path, sep=_separator(path), name=name)
     try:
-        frame = pd.read_csv(path, sep=_separator(path), dtype=str, keep_default_na=False)
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as error:
-        raise InputError(f"{name}: not a readable CSV file ({error})") from error
-    return Hierarchy.from_parent_child(frame)
+        return Hierarchy.from_parent_child(frame)
+    except TabSDCError as error:
+        raise type(error)(f"{name}: {error}") from None
 
 
 def _separator(path: Path) -> str:

@@ -41,7 +41,7 @@ from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
 from tabsdc.io.argus.syntax import resolve_path
 from tabsdc.table import Table
 
-__all__ = ["CKMSettings", "ckm_settings", "parse_scaling", "split_ckm_argument",
+__all__ = ["CKMSettings", "ckm_settings", "check_ckm", "parse_scaling", "split_ckm_argument",
            "perturb_job", "run_ckm", "write_ckm_output", "CKM_BASES", "FREQUENCY"]
 
 #: tau-ARGUS's ``<CKM>`` letters and what scales the noise here.
@@ -137,6 +137,15 @@ def ckm_settings(metadata: Metadata, response: str) -> CKMSettings:
         flex=parse_scaling(options["SCALING"], top_k))
 
 
+def check_ckm(metadata: Metadata | None, response: str, tabular: bool) -> CKMSettings:
+    """What a job needs for ``SUPPRESS CKM`` on a table with this response, checked before
+    any work: microdata (not tabular input) and the settings of :func:`ckm_settings`."""
+    if tabular or metadata is None or metadata.kind == "table":
+        raise InputError("CKM needs microdata with record keys (OPENMICRODATA), not tabular "
+                         "input")
+    return ckm_settings(metadata, response)
+
+
 def split_ckm_argument(argument: str) -> tuple[str, list[str]]:
     """``CKM(n) rest``: the table number and the ``|``-separated parts of the rest (file
     names unquoted; empty parts kept).
@@ -226,9 +235,7 @@ def run_ckm(table: Table, response: str, data: pd.DataFrame, metadata: Metadata,
     from tabsdc.io.argus.protect import ProtectionOutcome
 
     say = progress or (lambda line: None)
-    if metadata.kind == "table":
-        raise InputError("CKM needs microdata with record keys (OPENMICRODATA), not tabular "
-                         "input")
+    check_ckm(metadata, response, tabular=False)
     _, parts = split_ckm_argument(argument)
     weights = metadata.with_role("weight") if weighted else []
     result, note = perturb_job(table, response, data, metadata, parts, folder,

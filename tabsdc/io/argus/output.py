@@ -37,8 +37,8 @@ from tabsdc.io.argus.ckm import write_ckm_output
 from tabsdc.io.argus.tab import format_numbers, write_tab
 from tabsdc.table import HIDDEN_STATUSES, Table
 
-__all__ = ["WriteOptions", "parse_write_options", "write_output", "STATUS_NUMBERS",
-           "OUTPUT_TYPES"]
+__all__ = ["WriteOptions", "parse_write_options", "check_write_request", "write_output",
+           "STATUS_NUMBERS", "OUTPUT_TYPES"]
 
 #: Output types by number.
 OUTPUT_TYPES = {1: "CSV", 2: "CSV for pivot table", 3: "code-value", 4: "SBS",
@@ -92,18 +92,21 @@ def parse_write_options(text: str) -> WriteOptions:
     return WriteOptions(tuple(flags))
 
 
-def write_output(table: Table, path: Path, output_type: int, options: WriteOptions, *,
-                 original: Table | None = None, response: str = "value",
-                 decimals: int = 0) -> list[str]:
-    """Write ``table`` in tau-ARGUS output ``output_type``; returns notes for the log.
-
-    ``original`` is the table before rounding or adjustment (then every cell is published).
+def check_write_request(output_type: int, options: WriteOptions, *,
+                        adjusted: bool = False) -> list[str]:
+    """Check a WRITETABLE request before anything is computed; returns notes for the log
+    (options that do not apply to the type). ``adjusted``: the table is rounded or adjusted.
 
     Raises
     ------
     InputError
-        An unknown type, ``TR+``/``HI+``, SBS without the largest contributions, a
-        rounded or adjusted table as SBS, intermediate or JJ file (as in tau-ARGUS).
+        An unknown type, ``TR+``/``HI+``, a rounded or adjusted table as SBS, intermediate
+        or JJ file (as in tau-ARGUS).
+
+    Examples
+    --------
+    >>> check_write_request(6, parse_write_options("AS+"))
+    ['option AS+ does not apply to type 6 (JJ) and has no effect']
     """
     if output_type not in OUTPUT_TYPES:
         raise InputError(f"WRITETABLE type {output_type}: known types are "
@@ -117,9 +120,26 @@ def write_output(table: Table, path: Path, output_type: int, options: WriteOptio
         if output_type not in _APPLIES[name]:
             notes.append(f"option {name}{'+' if on else '-'} does not apply to type "
                          f"{output_type} ({OUTPUT_TYPES[output_type]}) and has no effect")
-    if original is not None and output_type in (4, 5, 6):
+    if adjusted and output_type in (4, 5, 6):
         raise InputError(f"WRITETABLE type {output_type} ({OUTPUT_TYPES[output_type]}) is not "
                          "available for a rounded or adjusted table (as in tau-ARGUS)")
+    return notes
+
+
+def write_output(table: Table, path: Path, output_type: int, options: WriteOptions, *,
+                 original: Table | None = None, response: str = "value",
+                 decimals: int = 0) -> list[str]:
+    """Write ``table`` in tau-ARGUS output ``output_type``; returns notes for the log.
+
+    ``original`` is the table before rounding or adjustment (then every cell is published).
+
+    Raises
+    ------
+    InputError
+        An unknown type, ``TR+``/``HI+``, SBS without the largest contributions, a
+        rounded or adjusted table as SBS, intermediate or JJ file (as in tau-ARGUS).
+    """
+    notes = check_write_request(output_type, options, adjusted=original is not None)
     path.parent.mkdir(parents=True, exist_ok=True)
     if output_type == 7:  # the cell key method (tabsdc.io.argus.ckm)
         return notes + write_ckm_output(table, original if original is not None else table,

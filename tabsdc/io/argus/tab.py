@@ -11,7 +11,7 @@ are not part of a ``.tab``: :func:`tabsdc.io.argus.apriori.write_hst` writes the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,7 @@ from tabsdc.io.argus.hrc import write_hrc
 from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
 from tabsdc.table import Table
 
-__all__ = ["write_tab", "tab_status_codes", "format_numbers"]
+__all__ = ["write_tab", "tab_files", "tab_status_codes", "format_numbers"]
 
 
 def tab_status_codes(table: Table) -> np.ndarray:
@@ -46,6 +46,19 @@ def format_numbers(values: np.ndarray) -> np.ndarray:
     """
     text = pd.Series(np.asarray(values, dtype=float).astype(str))
     return text.str.replace(r"\.0$", "", regex=True).to_numpy(dtype=object)
+
+
+def tab_files(path: Path, dims: Sequence[str]) -> tuple[Path, ...]:
+    """The files :func:`write_tab` writes for a table with spanning variables ``dims``: the
+    ``.tab``, its ``.rda`` and one ``<stem>_<dim>.hrc`` per variable.
+
+    Examples
+    --------
+    >>> [p.name for p in tab_files(Path("out/t.tab"), ["Size", "Region"])]
+    ['t.tab', 't.rda', 't_Size.hrc', 't_Region.hrc']
+    """
+    return (path, path.with_suffix(".rda"),
+            *(path.with_name(f"{path.stem}_{dim}.hrc") for dim in dims))
 
 
 def write_tab(table: Table, path: str | Path, *, response: str = "value", decimals: int = 0,
@@ -83,9 +96,10 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     index = cells.index.to_frame(index=False)
     columns: dict[str, np.ndarray] = {}
     variables: list[Variable] = []
+    hrc_files = tab_files(path, table.dims)[2:]
     for position, dim in enumerate(table.dims):
         hierarchy = table.hierarchies[dim]
-        hrc = write_hrc(hierarchy, path.with_name(f"{path.stem}_{dim}.hrc"))
+        hrc = write_hrc(hierarchy, hrc_files[position])
         columns[dim] = ('"' + index.iloc[:, position].astype(str) + '"').to_numpy()
         variables.append(Variable(dim, explanatory=True, total_code=hierarchy.root,
                                   hierarchical=True, hierarchy_file=hrc.name))

@@ -98,11 +98,13 @@ def test_test_table_arb_with_the_optimal_method(job, capsys):
 def test_test_recode_arb_on_generated_microdata(job):
     records = tau_testw_records()
     write_tau_testw(job / "tau_testW.asc", records)
-    arb = with_commands(job / "TestRecode.arb", "<SUPPRESS> MOD(1,1)",
-                        '<WRITETABLE> (1,3,AS+,"t1.csv")', "<SUPPRESS> OPT(2,5)",
-                        '<WRITETABLE> (2,4,HL+,"t2.sbs")', '<WRITETABLE> (2,6,,"t2.jj")')
+    arb = with_commands(job / "TestRecode.arb", "<SUPPRESS> MOD(0,1)",
+                        '<WRITETABLE> (1,3,AS+,"t1.csv")', '<WRITETABLE> (2,4,HL+,"t2.sbs")',
+                        '<WRITETABLE> (2,6,,"t2.jj")')
     result = run_batch(arb)
     assert result.passed
+    assert any("audit of the linked tables together: every primary cell protected" in line
+               for line in result.log)
     first, second = (job_table.table for job_table in result.tables)
     assert first.hierarchies["Size"].codes == ("Total", "1", "6", "7", "8", "9")
     assert first.hierarchies["Region"].parents["99"] == "Total"

@@ -40,7 +40,7 @@ def pp_table(folder=SAMPLES / "tableinput", compute_totals=True):
 
 # -- metadata -------------------------------------------------------------------------------
 def test_every_sample_rda_is_read_and_round_trips():
-    assert len(RDA_FILES) == 6
+    assert len(RDA_FILES) == 7
     for path in RDA_FILES:
         metadata = read_rda(path)
         again = parse_rda(format_rda(metadata), kind=metadata.kind)
@@ -328,7 +328,7 @@ def test_codes_missing_from_a_hierarchy_are_named():
 @pytest.mark.parametrize("module", [
     *(f"tabsdc.io.argus.{name}" for name in ("syntax", "metadata", "microdata", "hrc", "cdl",
                                              "grc", "apriori", "safety", "tables", "tab",
-                                             "output", "batch")),
+                                             "output", "batch", "plan", "staging", "protect")),
     "tabsdc.cli.argus"])
 def test_the_examples_in_the_docstrings_run(module):
     import doctest

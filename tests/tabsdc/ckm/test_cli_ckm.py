@@ -58,7 +58,7 @@ def test_ckm_command_bad_input_exits_2(tmp_path):
     done = tabsdc("ckm", "d.csv", "--dims", "a", "--record-key", "k", "--ptable", "p.txt",
                   "--publish", "pub.csv", cwd=tmp_path)
     assert done.returncode == 2
-    assert "column 'k', row 3: a record key must be a number in [0, 1)" in done.stderr
+    assert "column 'k', line 3: a record key must be a number in [0, 1)" in done.stderr
     assert not (tmp_path / "pub.csv").exists()
     done = tabsdc("ckm", "d.csv", "--dims", "a", "--ptable", "missing.txt",
                   "--publish", "pub.csv", cwd=tmp_path)
