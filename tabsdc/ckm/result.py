@@ -21,12 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["CKMResult", "MagnitudeResult", "key_source", "key_fields"]
 
 
-def key_source(record_key: str | None, seed: object) -> str:
+def key_source(record_key: str | None, *, seed: object) -> str:
     """Where a result's record keys came from, for its summary."""
     return f"column {record_key!r}" if record_key else f"drawn (seed {seed})"
 
 
-def key_fields(record_key: str | None, seed: object) -> dict:
+def key_fields(record_key: str | None, *, seed: object) -> dict:
     """``record_key`` and ``seed`` (an int, else None) for a result's ``to_dict()``."""
     return {"record_key": record_key, "seed": seed if isinstance(seed, int) else None}
 
@@ -87,7 +87,7 @@ class CKMResult:
                 "mean |noise|": float(np.abs(self.noise).mean()) if len(self.noise) else 0.0,
                 "largest |noise|": int(np.abs(self.noise).max(initial=0)),
                 "p-table": self.ptable.summary().splitlines()[0],
-                "record keys": key_source(self.record_key, self.seed),
+                "record keys": key_source(self.record_key, seed=self.seed),
                 "key digits": self.digits, "seconds": round(self.seconds, 3)}
 
     def summary(self) -> str:
@@ -112,7 +112,7 @@ class CKMResult:
                 "cells_perturbed": int(np.count_nonzero(self.noise)),
                 "ptable": {k: v for k, v in self.ptable.parameters.items()
                            if isinstance(v, (int, float, str, bool)) or v is None},
-                **key_fields(self.record_key, self.seed),
+                **key_fields(self.record_key, seed=self.seed),
                 "digits": self.digits, "statistics": self.statistics.to_dict()}
 
     def to_report(self) -> Section:
@@ -219,7 +219,7 @@ class MagnitudeResult:
                 "cells from the small-value p-table": int(self.noise.small.sum()),
                 "sensitive cells (mu_c)": f"{int(self.sensitive.sum())} (mu_c {self.mu_c:g})",
                 "parity": self.parity, "zeros in the cell keys": self.include_zeros,
-                "record keys": key_source(self.record_key, self.seed),
+                "record keys": key_source(self.record_key, seed=self.seed),
                 "key digits": self.digits, "seconds": round(self.seconds, 3)}
 
     def summary(self) -> str:
@@ -251,7 +251,7 @@ class MagnitudeResult:
                 "separation_point": self.noise.separation, "parity": self.parity,
                 "include_zeros": self.include_zeros, "mu_c": self.mu_c,
                 "sensitive_cells": int(self.sensitive.sum()),
-                **key_fields(self.record_key, self.seed),
+                **key_fields(self.record_key, seed=self.seed),
                 "digits": self.digits,
                 "distances": {k: {q: float(x) for q, x in col.items()}
                               for k, col in self.distances.items()}}
