@@ -245,7 +245,7 @@ def atomic_write(
         except OSError as error:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(temporary)
-            raise _write_error(path, error) from None
+            raise _write_error(path, error) from error
         if path.exists():  # keep the permissions of the file replaced
             os.chmod(temporary, path.stat().st_mode & 0o7777)
         else:
@@ -342,7 +342,7 @@ def _keep_aside(path: Path) -> Path:
         try:
             shutil.copy2(path, aside)
         except OSError as error:
-            raise _write_error(path, error) from None
+            raise _write_error(path, error) from error
     return aside
 
 

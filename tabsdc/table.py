@@ -143,6 +143,25 @@ class Table:
         """Cell values as a float array (a copy)."""
         return self.cells["value"].to_numpy(dtype=float, copy=True)
 
+    def cell_coords(self) -> np.ndarray:
+        """Each cell as positions in its hierarchies' codes, shape (n_cells, n_dims).
+
+        Examples
+        --------
+        >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "value": [1.0, 2.0]}),
+        ...                           ["r"])
+        >>> t.cell_coords().ravel().tolist()   # Total, a, b
+        [0, 1, 2]
+        """
+        index = self.cells.index
+        levels = ([(level, codes) for level, codes in zip(index.levels, index.codes,
+                                                           strict=True)]
+                  if isinstance(index, pd.MultiIndex) else [(index, np.arange(len(index)))])
+        return np.column_stack([
+            pd.Index(h.codes).get_indexer(level)[codes]
+            for h, (level, codes) in zip(self.hierarchies.values(), levels, strict=True)
+        ]).astype(np.int64)
+
     @property
     def total_cells(self) -> np.ndarray:
         """Boolean mask of cells that are the total (negative coefficient) of some relation."""

@@ -100,6 +100,9 @@ def add_round_command(commands: Commands) -> None:
     add_keep_best_option(parser, "controlled rounding (additive)")
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the audit of the release (two LPs per cell)")
+    parser.add_argument("--max-round", type=int, metavar="M",
+                        help="small-count: published counts up to M are rounded (default "
+                        "base - 1)")
     add_output_options(parser, json_help="write the result summary (status, base, method, "
                        "deviations, additive, statistics, audit)")
     parser.set_defaults(run=run_round)
@@ -168,7 +171,8 @@ def run_round(args: argparse.Namespace) -> int:
     progress = progress_printer(args)
     result = round_table(table, args.base, args.method, seed=args.seed,
                          solver=args.solver, time_limit=time_limit_of(args, progress),
-                         audit=not args.no_audit, progress=progress)
+                         audit=not args.no_audit, max_round=args.max_round,
+                         progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.additive, "rounding", "the additivity check")

@@ -13,7 +13,8 @@ from tabsdc.rounding.audit import audit_rounding
 from tabsdc.rounding.controlled import controlled_rounding, unbiased_controlled_rounding
 from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, check_base
-from tabsdc.rounding.statistics import METHODS, table_statistics
+from tabsdc.rounding.small_count import round_table_small_counts
+from tabsdc.rounding.statistics import METHODS, SMALL_COUNT, table_statistics
 from tabsdc.table import Table
 from tabsdc.validation import check_choice, validate_table
 
@@ -55,6 +56,7 @@ def round_table(
     audit: bool = True,
     min_width: float | None = None,
     alpha: float = 0.05,
+    max_round: int | None = None,
     progress: Progress | None = None,
 ) -> RoundingResult:
     """Round every cell of a table (totals included) to a multiple of ``base``.
@@ -69,7 +71,10 @@ def round_table(
         ``"conventional"``, ``"modified"``, ``"fifty-fifty"``, ``"unbiased"`` (cell by
         cell, :mod:`tabsdc.rounding.rules`), ``"controlled"`` (optimal zero-restricted
         controlled rounding, :func:`~tabsdc.rounding.controlled.controlled_rounding`) or
-        ``"unbiased-controlled"`` (random, ``E[R(x)] = x``, network tables only).
+        ``"unbiased-controlled"`` (random, ``E[R(x)] = x``, network tables only) or
+        ``"small-count"`` (the inner cells of a count table rounded so that no published
+        count up to ``max_round`` is left unless 0 or a multiple of the base; totals are
+        sums of the rounded inner cells, :mod:`tabsdc.rounding.small_count`).
     seed : int, numpy Generator or None
         Random source of the random methods (None: fresh entropy).
     objective, engine, solver, time_limit, mip_gap, max_steps
@@ -90,6 +95,9 @@ def round_table(
         ``B`` otherwise; see :mod:`tabsdc.rounding.audit`).
     alpha : float
         Significance level of the chi-square comparison of the statistics.
+    max_round : int, optional
+        Small-count rounding: published counts up to this are rounded (default
+        ``base - 1``).
 
     Returns
     -------
@@ -127,7 +135,16 @@ def round_table(
     validate_time_limit(time_limit)
     values = table.values
     interrupted = False
-    if method in RULES:
+    if method == SMALL_COUNT:
+        rounded, outcome = round_table_small_counts(table, base, max_round, seed=seed)
+        status, exists, engine, solve = "rounded", None, "small-count", None
+        steps, steps_bound = np.zeros(len(values), dtype=int), None
+        note = (f"inner cells rounded ({outcome.iterations} iterations, "
+                f"{outcome.checked} added by the disclosure check); counts above "
+                f"{base - 1 if max_round is None else max_round} may stay unrounded, so the "
+                "interval audit of rounded releases does not apply")
+        audit = False
+    elif method in RULES:
         rounded = apply_rule(values, base, method, seed=seed)
         status, exists, engine, solve, note = "rounded", None, "rule", None, ""
         steps, steps_bound = np.zeros(len(values), dtype=int), None

@@ -370,7 +370,7 @@ class Session:
                 if "status" in intervals.columns:
                     intervals["status"] = intervals["status"].map(STATUS_NAMES).fillna(
                         intervals["status"])
-                out.update(passed=bool(audit.protected), hidden=int(len(audit.frame)),
+                out.update(passed=_passed(result, method), hidden=int(len(audit.frame)),
                            failing=records(audit.failures), intervals=records(intervals),
                            map=self._grid(result.table, None))
                 if self.attack is not None:
@@ -379,11 +379,10 @@ class Session:
                                      "explanation": _attack_words(
                                          audit, self.attack, self.spec["attack"]["q"])}
             elif method == "rounding":
-                exact = 0 if result.audit is None else result.audit.n_exact
-                out.update(passed=bool(result.additive) and exact == 0, statistics=records(
+                out.update(passed=_passed(result, method), statistics=records(
                     result.to_frame().head(MAX_ROWS_SHOWN)))
             else:
-                out.update(passed=bool(result.verification.passed),
+                out.update(passed=_passed(result, method),
                            statistics=records(result.statistics))
             return out
 
@@ -399,7 +398,7 @@ class Session:
         """Write a download into the session folder and return its path: ``publishable``
         (CSV), ``internal-jj``, ``internal-csv``, ``report`` (HTML), ``script`` (.py) or
         ``notebook`` (the script as a Jupyter notebook, .ipynb)."""
-        from tabsdc.release import write_publishable
+        from tabsdc.release import write_internal_table, write_publishable
 
         check_choice("download", kind, DOWNLOADS)
         with self.lock:
@@ -415,6 +414,10 @@ class Session:
                                                    indent=1))
             published = self._published()
             if kind == "publishable":
+                if not _passed(self._protection(), self.spec["protect"]["method"]):
+                    raise InputError("the protected table failed its check (step 5 Check): "
+                                     "it is not offered for publication; change the rules "
+                                     "or the method and protect again")
                 every_cell = self.spec["protect"]["method"] != "suppression"
                 table = published.with_columns(status="s") if every_cell else published
                 return write_publishable(table, folder / f"{stem}_publishable.csv",
@@ -422,10 +425,7 @@ class Session:
             if kind == "internal-jj":
                 return published.to_jj(folder / f"{stem}_internal.jj")
             if kind == "internal-csv":
-                path = folder / f"{stem}_internal.csv"
-                with atomic_write(path, encoding="utf-8", newline="") as stream:
-                    published.to_frame().to_csv(stream, index=False)
-                return path
+                return write_internal_table(published, folder / f"{stem}_internal.csv")
             return self._report().save(folder / f"{stem}_report.html")
 
     # -- the page after Back or a reload -----------------------------------------------------
@@ -609,6 +609,18 @@ def _rule_error_words(error: Exception) -> str:
             ": on step 1 Data, set Negative contributions to 'use their absolute values "
             "for the rules', then build the table again")
     return text
+
+
+def _passed(result: Any, method: str) -> bool:
+    """Whether a protection result passed its check: the interval attack of a suppression,
+    additivity and no exactly disclosed cell of a rounding, the verification of an
+    adjustment. Only a result that passed is offered for publication."""
+    if method == "suppression":
+        return bool(result.audit.protected)
+    if method == "rounding":
+        exact = 0 if result.audit is None else result.audit.n_exact
+        return bool(result.additive) and exact == 0
+    return bool(result.verification.passed)
 
 
 def _attack_words(audit: Any, attack: Any, q: float) -> str:

@@ -15,7 +15,7 @@ Keywords read (tau-ARGUS 4.1 and its cell-key extensions): ``<RECODEABLE>`` (als
 ``<SAFE>``, ``<UNSAFE>``, ``<PROTECT>``, ``<SEPARATOR>``, ``<TRUNCABLE>``, and the cell-key
 keywords ``<RECORDKEY>``, ``<CKM>``, ``<PFILE>``, ``<PFILE_FREQ>``, ``<PFILE_CONT>``,
 ``<PFILE_SEP>``, ``<INCLUDEZEROS>``, ``<PARITY>``, ``<SCALING>``, ``<SEPARATION>`` (kept in
-:attr:`Variable.cell_key`; the cell-key method itself is not part of this toolkit).
+:attr:`Variable.cell_key`, read by :mod:`tabsdc.io.argus.ckm`).
 ``<SPSS>`` metadata is refused: the data sit in an SPSS system file that only SPSS reads.
 """
 
@@ -82,7 +82,7 @@ class Variable:
     request_codes : tuple of str
         ``<REQUEST>`` codes: the contributors that asked for protection.
     cell_key : dict
-        Cell-key keywords as written (not used by this toolkit).
+        Cell-key keywords as written (read by :mod:`tabsdc.io.argus.ckm`).
     """
 
     name: str
