@@ -106,7 +106,7 @@ def run_adjust(args: argparse.Namespace) -> int:
     result = adjust(table, args.method, _cost(args), preserve=args.preserve,
                     min_correlation=args.min_correlation,
                     relative_capacity=args.relative_capacity, fix_totals=args.fix_totals,
-                    time_limit=time_limit_of(args, progress), seed=args.seed,
+                    time_limit=time_limit_of(args), seed=args.seed,
                     alpha=args.alpha, progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)

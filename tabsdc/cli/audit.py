@@ -69,7 +69,7 @@ def run_audit(args: argparse.Namespace) -> int:
     progress = progress_printer(args)
     result = audit(table, prior="pq" if q else "table", q=q, integer=args.integer,
                    release_intervals=args.release_intervals, solver=args.solver,
-                   time_limit=time_limit_of(args, progress), progress=progress)
+                   time_limit=time_limit_of(args), progress=progress)
     print(result.summary())
     write_outputs(args, data=result.to_dict, report=lambda: Report(
         f"Audit of {args.input.name}").add(result.to_report()))

@@ -35,7 +35,7 @@ __all__ = [
     "add_output_options", "add_output_guards", "add_time_limit_option", "add_solver_option",
     "add_keep_best_option", "KeptBest", "refuse_unchecked", "kept_best", "positive_seconds",
     "has_rules", "rules_from", "apply_rule_options", "OUTPUT_OPTIONS", "progress_printer",
-    "report_path", "whole_number", "time_limit_of", "DEFAULT_TIME_LIMIT",
+    "report_path", "whole_number", "time_limit_of", "time_limit_line", "DEFAULT_TIME_LIMIT",
 ]
 
 #: Output options (destination, flag) in the order their files are written.
@@ -152,21 +152,31 @@ def add_time_limit_option(parser: argparse.ArgumentParser, what: str = "the whol
                         "solve is reported with its gap")
 
 
-def time_limit_of(args: argparse.Namespace, progress: Callable[[str], None]) -> float:
-    """The command's time limit, ``--time-limit`` or :data:`DEFAULT_TIME_LIMIT`; the first
-    progress line says which.
+def time_limit_of(args: argparse.Namespace) -> float:
+    """The command's time limit: ``--time-limit``, or :data:`DEFAULT_TIME_LIMIT` (the first
+    line of :func:`progress_printer` says which).
 
     Examples
     --------
-    >>> time_limit_of(argparse.Namespace(time_limit=None), print)
-    time limit 300 s (default; --time-limit to change)
+    >>> time_limit_of(argparse.Namespace(time_limit=None))
     300.0
     """
-    if args.time_limit is not None:
-        progress(f"time limit {args.time_limit:g} s (--time-limit)")
-        return args.time_limit
-    progress(f"time limit {DEFAULT_TIME_LIMIT:g} s (default; --time-limit to change)")
-    return DEFAULT_TIME_LIMIT
+    return DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+
+
+def time_limit_line(args: argparse.Namespace) -> str:
+    """What the first progress line of a command says of its time limit.
+
+    Examples
+    --------
+    >>> time_limit_line(argparse.Namespace(time_limit=None))
+    'time limit 300 s (default; --time-limit to change)'
+    >>> time_limit_line(argparse.Namespace(time_limit=60.0))
+    'time limit 60 s (--time-limit)'
+    """
+    if args.time_limit is None:
+        return f"time limit {DEFAULT_TIME_LIMIT:g} s (default; --time-limit to change)"
+    return f"time limit {args.time_limit:g} s (--time-limit)"
 
 
 def add_solver_option(parser: argparse.ArgumentParser) -> None:
@@ -232,10 +242,16 @@ def kept_best(what: str, status: str, gap: float | None) -> KeptBest:
 
 def progress_printer(args: argparse.Namespace) -> Callable[[str], None]:
     """The ``progress`` callable of a command: prints each line to stderr and keeps the last
-    one in ``args.last_progress`` (an interrupt says how far the work got)."""
+    one in ``args.last_progress`` (an interrupt says how far the work got). A command with
+    a time limit first says which (:func:`time_limit_line`), once the work has started: an
+    input refused before any progress stays a one-line error."""
+    pending = [time_limit_line(args)] if hasattr(args, "time_limit") else []
+
     def show(line: str) -> None:
-        args.last_progress = line.strip()
-        print("  " + line, file=sys.stderr, flush=True)
+        for said in [*pending, line]:
+            args.last_progress = said.strip()
+            print("  " + said, file=sys.stderr, flush=True)
+        pending.clear()
 
     return show
 

@@ -80,7 +80,7 @@ def run_protect(args: argparse.Namespace) -> int:
     elif args.input.suffix.lower() != ".jj":
         raise InputError("choose rules (--p, --pq, --nk, --freq) for CSV input")
     progress = progress_printer(args)
-    result = suppress(table, args.method, args.cost, time_limit=time_limit_of(args, progress),
+    result = suppress(table, args.method, args.cost, time_limit=time_limit_of(args),
                       suppress_totals=not args.no_totals, progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)

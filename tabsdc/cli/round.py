@@ -170,7 +170,7 @@ def run_round(args: argparse.Namespace) -> int:
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
     progress = progress_printer(args)
     result = round_table(table, args.base, args.method, seed=args.seed,
-                         solver=args.solver, time_limit=time_limit_of(args, progress),
+                         solver=args.solver, time_limit=time_limit_of(args),
                          audit=not args.no_audit, max_round=args.max_round,
                          progress=progress)
     print(result.summary())

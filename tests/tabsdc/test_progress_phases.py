@@ -132,4 +132,4 @@ def test_every_solving_command_has_a_default_time_limit_said_first(tmp_path, cap
         with pytest.raises(SystemExit):
             main([argv[0], "--help"])
         assert f"(default {DEFAULT_TIME_LIMIT:g})" in " ".join(capsys.readouterr().out.split())
-    assert time_limit_of(argparse.Namespace(time_limit=None), print) == DEFAULT_TIME_LIMIT
+    assert time_limit_of(argparse.Namespace(time_limit=None)) == DEFAULT_TIME_LIMIT
