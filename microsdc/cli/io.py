@@ -54,22 +54,19 @@ def known_columns(frame: pd.DataFrame, columns: Sequence[str], source: Any) -> l
 
 
 def numeric_columns(text: pd.DataFrame) -> list[str]:
-    """The columns of ``text`` whose every field that is not missing (:data:`MISSING`) is a
-    number, and that have one at least: the default of ``--vars``.
+    """The columns of ``text`` with a number in them: the default of ``--vars``. A column
+    of words and codes is left out (copied by ``mask``); a column of numbers with a word
+    among them is kept, so that :func:`numbers_of` refuses it naming the word's line rather
+    than copying its numbers unmasked.
 
     Examples
     --------
-    >>> text = pd.DataFrame({"id": ["a1", "a2"], "age": ["31", "NA"], "pay": ["1.5", "2"]})
+    >>> text = pd.DataFrame({"id": ["a1", "a2"], "age": ["31", "NA"], "pay": ["1.5", "two"]})
     >>> numeric_columns(text)
     ['age', 'pay']
     """
-    chosen = []
-    for column in text.columns:
-        cells = text[column].str.strip()
-        given = ~cells.isin(MISSING)
-        if given.any() and pd.to_numeric(cells[given], errors="coerce").notna().all():
-            chosen.append(column)
-    return chosen
+    return [column for column in text.columns
+            if pd.to_numeric(text[column].str.strip(), errors="coerce").notna().any()]
 
 
 def numbers_of(text: pd.DataFrame, columns: Sequence[str], path: Path) -> pd.DataFrame:

@@ -33,8 +33,8 @@ def add_mask_command(commands: Commands) -> None:
     mask.add_argument("--method", required=True,
                       choices=("mdav", "noise", "correlated-noise", "rankswap"))
     mask.add_argument("--vars", nargs="+", metavar="COLUMN",
-                      help="numeric columns to mask (default: all numeric columns; the "
-                      "others are copied)")
+                      help="numeric columns to mask (default: every column with a number "
+                      "in it; the others are copied)")
     mask.add_argument("--k", type=int, default=3, help="MDAV group size (default 3)")
     mask.add_argument("--noise", type=float, default=150.0,
                       help="noise in %% (of the sd for noise, of the covariance for "

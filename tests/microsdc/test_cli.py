@@ -151,6 +151,9 @@ def test_study_on_a_csv(tmp_path, capsys):
      "column 'b' of {infinite} has an infinite value ('-inf' on line 5)"),
     (["compare", "{infinite}", "{infinite}", "--vars", "a", "--json", "{dir}/c.json"],
      "column 'a' of {infinite} is not numeric ('x' on line 6)"),
+    # without --vars a column of numbers with a word among them is refused, not copied
+    (["mask", "{infinite}", "--method", "noise", "--out", "{dir}/o.csv"],
+     "column 'a' of {infinite} is not numeric ('x' on line 6)"),
     (["mask", "{header}", "--method", "mdav", "--out", "{dir}/o.csv"],
      "{header} has a header but no records"),
 ])
