@@ -16,9 +16,9 @@ JSON, tables are written as lists of records).
 The renderers for people (text, Markdown, HTML) show what a reader needs and nothing of
 how it was computed: ``snake_case`` keys and column names as words (``l1_distance`` ->
 ``l1 distance``), inline code marked ````U```` as code (HTML) or plain text, no column that
-is empty in every row, no row numbers of an unnamed index, yes/no for booleans, and a
-figure that repeats one shown earlier in the report (the same image) only once. JSON keeps
-the keys and every column as they are.
+is empty in every row, no row numbers of an unnamed index, yes/no for booleans, and a figure
+that repeats one shown earlier in the report (the same image) only once, with a line saying
+where it is. JSON keeps the keys and every column as they are.
 
 A report is internal: it holds what a publication must not (rules, levels, statuses, audit
 intervals, original values). Every rendering says so first
@@ -150,25 +150,21 @@ class Report:
     def to_text(self) -> str:
         """Plain text for the terminal (tables cut to :data:`MAX_PREVIEW_ROWS` rows)."""
         out = [CONFIDENTIAL, "", self.title, "=" * len(self.title), ""]
-        shown = _first_showing(self.sections)
-        for section in self.sections:
+        for section, blocks in _shown(self.sections):
             out += [section.title, "-" * len(section.title)]
-            for block in section.blocks:
-                if shown(block):
-                    out.append(_block_text(block))
-                    out.append("")
+            for block in blocks:
+                out.append(_block_text(block))
+                out.append("")
         return "\n".join(out).rstrip() + "\n"
 
     def to_markdown(self) -> str:
         """Markdown; figures are referenced by caption only (use HTML to see them)."""
         out = [f"**{CONFIDENTIAL}**", "", f"# {self.title}", ""]
-        shown = _first_showing(self.sections)
-        for section in self.sections:
+        for section, blocks in _shown(self.sections):
             out += [f"## {section.title}", ""]
-            for block in section.blocks:
-                if shown(block):
-                    out.append(_block_markdown(block))
-                    out.append("")
+            for block in blocks:
+                out.append(_block_markdown(block))
+                out.append("")
         return "\n".join(out).rstrip() + "\n"
 
     def to_html(self) -> str:
@@ -182,10 +178,9 @@ class Report:
         )
         if len(self.sections) > 1:
             body.append(f"<nav><ol>{toc}</ol></nav>")
-        shown = _first_showing(self.sections)
-        for i, section in enumerate(self.sections):
+        for i, (section, blocks) in enumerate(_shown(self.sections)):
             body.append(f'<section id="s{i}"><h2>{_esc(section.title)}</h2>')
-            body.extend(_block_html(block) for block in section.blocks if shown(block))
+            body.extend(_block_html(block) for block in blocks)
             body.append("</section>")
         return _HTML_PAGE.format(title=_esc(self.title), body="\n".join(body))
 
@@ -331,19 +326,24 @@ def _blank(value: Any) -> bool:
         return False
 
 
-def _first_showing(sections: list[Section]):
-    """Which blocks to show: every block but a figure identical to one shown earlier."""
-    seen = set()
-
-    def shown(block: Block) -> bool:
-        if not isinstance(block, Figure):
-            return True
-        if block.png in seen:
-            return False
-        seen.add(block.png)
-        return True
-
-    return shown
+def _shown(sections: list[Section]) -> list[tuple[Section, list[Block]]]:
+    """Each section with the blocks to show: a figure identical to one shown earlier (the
+    same image) is replaced by a line saying where it is."""
+    first: dict[bytes, Section] = {}
+    out = []
+    for section in sections:
+        blocks: list[Block] = []
+        for block in section.blocks:
+            if isinstance(block, Figure) and block.png in first:
+                where = first[block.png]
+                blocks.append(Text(f"Figure: {block.caption or 'untitled'}: the same figure as "
+                                   f"in \"{where.title}\" above."))
+                continue
+            if isinstance(block, Figure):
+                first[block.png] = section
+            blocks.append(block)
+        out.append((section, blocks))
+    return out
 
 
 def _frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
