@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from sdcreport import Report
+from sdcreport import Report, TableBlock, Text
 from tabsdc.audit.plots import interval_figure, offsets_in_levels
 from tabsdc.cli.demo import demo_report
 
@@ -109,3 +109,38 @@ def test_the_interval_chart_shows_every_interval_in_protection_levels():
     protected = suppress(rules.table, "heuristic")
     axes = interval_figure(audit(protected.table)).axes[0]
     assert axes.get_xscale() == "symlog" and "clipped" not in axes.get_xlabel()
+
+
+@pytest.mark.parametrize("hidden, said", [
+    # the grand total, hidden beside a protected rectangle, is the sum of the published
+    # row totals: an exactly disclosed secondary, allowed and said so
+    ({("1", "a"): "u", ("1", "b"): "m", ("2", "a"): "m", ("2", "b"): "m",
+      ("Total", "Total"): "m"},
+     "1 hidden cells are exactly disclosed (their interval is one value): all are secondary "
+     "cells. A secondary cell is hidden to protect the primary cells"),
+    # a primary hidden alone is its row total minus the published cell
+    ({("1", "a"): "u"},
+     "1 hidden cells are exactly disclosed (their interval is one value): 1 of them are "
+     "primary (sensitive) cells, which are therefore not protected"),
+])
+def test_the_audit_says_why_exactly_disclosed_cells_are_allowed_where_they_are_listed(
+        hidden, said):
+    import pandas as pd
+
+    from tabsdc import Table
+    from tabsdc.audit import audit
+
+    data = pd.DataFrame({"r": ["1", "1", "2", "2"], "c": ["a", "b", "a", "b"],
+                         "value": [10.0, 20.0, 30.0, 40.0]})
+    table = Table.from_aggregated(data, ["r", "c"])
+    status = pd.Series([hidden.get(cell, "s") for cell in table.cells.index],
+                       index=table.cells.index)
+    level = np.where(status == "u", 5.0, 0.0)
+    section = audit(table.with_columns(status=status.to_numpy(), lpl=level, upl=level)
+                    ).to_report()
+    blocks = section.blocks
+    said_at = [k for k, block in enumerate(blocks)
+               if isinstance(block, Text) and said in " ".join(block.text.split())]
+    assert len(said_at) == 1  # said once, just before the list of hidden cells
+    listed = blocks[said_at[0] + 1]
+    assert isinstance(listed, TableBlock) and listed.caption == "Hidden cells"
