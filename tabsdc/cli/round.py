@@ -55,16 +55,13 @@ DEMO_BASES = (2, 3, 4, 5, 10)
 
 
 def positive_base(text: str) -> int:
-    """``--base``: a whole number >= 2.
+    """``--base``: a whole number >= 2 (:func:`~tabsdc.cli.options.whole_number`, which
+    names the bad text).
 
     Examples
     --------
-    >>> positive_base("5")
-    5
-    >>> positive_base("2.5")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a whole number >= 2, not '2.5'
+    >>> [positive_base(text) for text in ("2", "10")]
+    [2, 10]
     """
     return whole_number(text, least=2)
 
