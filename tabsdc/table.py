@@ -29,7 +29,7 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
-from tabsdc.validation import LARGEST_VALUE, too_large
+from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -169,12 +169,10 @@ class Table:
         """Rows of the relations that do not hold for ``values`` (the table's by default).
 
         A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(s, sum_j |a_ij x_j| +
-        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.validation.
+        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.units.
         working_unit`: 1 for tables whose largest value lies in [1, 1e6]), so that the check
         is relative to the table's magnitude, for values of 1e-9 as for values of 1e12.
         """
-        from tabsdc.validation import working_unit
-
         x = self.values if values is None else np.asarray(values, dtype=float)
         scale = np.maximum(working_unit(x), abs(self.A) @ np.abs(x) + np.abs(self.b))
         return np.flatnonzero(np.abs(self.A @ x - self.b) > tol * scale)
@@ -492,7 +490,7 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
 
 def _require_finite_levels(cells: pd.DataFrame) -> None:
     """Values, costs and protection levels are finite and within
-    :data:`tabsdc.validation.LARGEST_VALUE`, levels not negative (the bounds are checked by
+    :data:`tabsdc.units.LARGEST_VALUE`, levels not negative (the bounds are checked by
     :func:`tabsdc.validation.validate_table`, before a method uses them)."""
     checks = [
         (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")
