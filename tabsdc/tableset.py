@@ -23,10 +23,8 @@ are decorated with :func:`accepts_table_set`; their result on a set is a
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -38,7 +36,7 @@ from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import cell_index
 from tabsdc.table import DEFAULT_TOLERANCE, HIDDEN_STATUSES, Table
 
-__all__ = ["TableSet", "TableSetResult", "accepts_table_set", "write_publishable_set"]
+__all__ = ["TableSet", "TableSetResult", "accepts_table_set"]
 
 #: When the tables disagree on a shared cell's status, the status of the set: a primary
 #: anywhere is primary; a cell published by any table is published; else hidden.
@@ -304,29 +302,6 @@ def accepts_table_set(function: _F) -> _F:
         return function(table, *args, **kwargs)
 
     return entry  # type: ignore[return-value]
-
-
-def write_publishable_set(
-    tables: TableSet, directory: str | Path, **options: Any
-) -> tuple[Path, ...]:
-    """One publishable file per table: ``directory/<name>.csv``.
-
-    ``options`` as for :func:`tabsdc.release.write_publishable`. A name becomes a file name
-    with every run of characters other than letters, digits, ``-`` and ``_`` replaced by
-    ``_`` (``"A88 x NUTS3"`` gives ``A88_x_NUTS3.csv``).
-    """
-    from tabsdc.release import write_publishable
-
-    directory = Path(directory)
-    if directory.suffix.lower() == ".csv":
-        raise InputError(f"{directory} names a file; a table set is written as one file per "
-                         "table into a directory")
-    directory.mkdir(parents=True, exist_ok=True)
-    stems = [re.sub(r"[^\w-]+", "_", name).strip("_") or "table" for name in tables.names]
-    if len(set(stems)) != len(stems):
-        raise InputError(f"table names {list(tables.names)} give the same file name twice")
-    return tuple(write_publishable(table, directory / f"{stem}.csv", **options)
-                 for table, stem in zip(tables.tables, stems, strict=True))
 
 
 # -- helpers -----------------------------------------------------------------------------------
