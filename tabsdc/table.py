@@ -33,7 +33,6 @@ from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
 if TYPE_CHECKING:
     from sdcreport import Section
-    from tabsdc.rules import RulesResult, SensitivityRule
 
 __all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
 
@@ -227,18 +226,6 @@ class Table:
         for name, column in columns.items():
             cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
         return self.with_cells(cells)
-
-    def apply_rules(
-        self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs
-    ) -> RulesResult:
-        """Deprecated shortcut for :func:`tabsdc.apply_rules` (the table, a core object,
-        names no method); it goes in the next release."""
-        from tabsdc.rules import apply_rules
-
-        warnings.warn("Table.apply_rules is deprecated: use tabsdc.apply_rules(table, rules)",
-                      DeprecationWarning, stacklevel=2)
-
-        return apply_rules(self, rules, **kwargs)
 
     # -- views ---------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
