@@ -1,7 +1,7 @@
 """Checks and conversions of user frames that every table builder shares.
 
 The builders (:meth:`tabsdc.Table.from_frame`, :meth:`~tabsdc.Table.from_aggregated`,
-:func:`tabsdc.microdata.table_from_microdata`, :class:`tabsdc.TableSet`) read codes and numbers
+:meth:`tabsdc.Table.from_microdata`, :class:`tabsdc.TableSet`) read codes and numbers
 from a user's DataFrame; these functions check them once, naming the column, row and code,
 and turn codes into integer coordinates and cell indexes.
 

@@ -29,6 +29,7 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
+from tabsdc.microdata import TableParts, cells_from_interior, cells_from_microdata
 from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
 if TYPE_CHECKING:
@@ -323,16 +324,21 @@ class Table:
     ) -> Table:
         """Aggregate contributions (one row per record; pandas or dask) into a table.
 
-        See :func:`tabsdc.microdata.table_from_microdata` for the parameters.
-        """
-        from tabsdc.microdata import table_from_microdata
+        See :func:`tabsdc.microdata.cells_from_microdata` for the parameters.
 
+        Examples
+        --------
+        >>> data = pd.DataFrame({"region": ["A", "A", "B"], "turnover": [10.0, 5.0, 7.0]})
+        >>> t = Table.from_microdata(data, ["region"], "turnover")
+        >>> t.cells[["value", "freq", "x1", "x2"]].to_dict("index")["Total"]
+        {'value': 22.0, 'freq': 3.0, 'x1': 10.0, 'x2': 7.0}
+        """
         if isinstance(data, pd.DataFrame) and data.empty:
             raise InputError("the data has no records")
-        return table_from_microdata(
+        return cls.from_parts(cells_from_microdata(
             data, dims, value, holding=holding, weight=weight, hierarchies=hierarchies,
             top=top, negative=negative, keep_empty=keep_empty, total=total, progress=progress,
-        )
+        ))
 
     @classmethod
     def from_aggregated(
@@ -366,18 +372,22 @@ class Table:
         keep_empty : bool
             Keep every code combination (empty ones get value 0, status ``z``).
         """
-        from tabsdc.microdata import table_from_cells
-
         require_columns(frame, [*dims, value, *([freq] if freq else []), *top])
         require_numeric(frame, [value, *([freq] if freq else []), *top])
         payload = pd.DataFrame({"value": frame[value].to_numpy(float)}, index=frame.index)
         if freq:
             payload["freq"] = frame[freq].to_numpy(float)
         tops = frame[list(top)].to_numpy(float) if top else None
-        return table_from_cells(
+        return cls.from_parts(cells_from_interior(
             frame[list(dims)], payload, tops, hierarchies=hierarchies, keep_empty=keep_empty,
             total=total,
-        )
+        ))
+
+    @classmethod
+    def from_parts(cls, parts: TableParts) -> Table:
+        """The table of built parts (:class:`tabsdc.microdata.TableParts`): its cells, the
+        relations ``A @ value == 0`` and the hierarchies."""
+        return cls(parts.cells, parts.A, np.zeros(parts.A.shape[0]), parts.hierarchies)
 
     @classmethod
     def from_frame(

@@ -34,6 +34,7 @@ from tabsdc import structure
 from tabsdc.errors import HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import cell_index
+from tabsdc.microdata import resolve_microdata_hierarchies
 from tabsdc.table import DEFAULT_TOLERANCE, HIDDEN_STATUSES, Table
 
 __all__ = ["TableSet", "TableSetResult", "accepts_table_set"]
@@ -105,7 +106,7 @@ class TableSet:
         Parameters
         ----------
         data : pandas or dask DataFrame
-            One row per contribution (see :func:`tabsdc.microdata.table_from_microdata`).
+            One row per contribution (see :meth:`Table.from_microdata`).
         dims : sequence of sequences of str
             The dimensions of each table (``[["A88", "NUTS3"], ["A88", "SIZE"]]``).
         value : str, optional
@@ -124,8 +125,6 @@ class TableSet:
         Each table is built as :meth:`Table.from_microdata` builds it alone (dask data is
         read once per table, plus once for the codes of dimensions without a hierarchy).
         """
-        from tabsdc.microdata import resolve_microdata_hierarchies, table_from_microdata
-
         dims = [list(d) for d in dims]
         if not dims:
             raise InputError("a table set needs at least one table")
@@ -135,7 +134,7 @@ class TableSet:
         for i, table_dims in enumerate(dims):
             if progress is not None:
                 progress(f"table {i + 1}/{len(dims)}: {' x '.join(table_dims)}")
-            tables.append(table_from_microdata(
+            tables.append(Table.from_microdata(
                 data, table_dims, value, holding=holding, weight=weight,
                 hierarchies={d: shared[d] for d in table_dims}, top=top, negative=negative,
                 keep_empty=keep_empty, total=total, progress=progress))
