@@ -7,24 +7,29 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
-    from tabsdc.audit.verify import AuditResult
+    from tabsdc.table import Table
 
 __all__ = ["interval_figure"]
 
 
-def interval_figure(result: AuditResult, max_cells: int = 60) -> Figure:
+def interval_figure(frame: pd.DataFrame, table: Table, max_cells: int = 60) -> Figure:
     """Horizontal bars: the derivable interval minus the cell value (grey/green when
     protected, orange when not) and the required interval [-lpl, +upl] (red), for the
-    sensitive cells with the smallest protection margin first."""
+    sensitive cells with the smallest protection margin first.
+
+    ``frame`` is an audit's cells (:attr:`tabsdc.audit.AuditResult.frame`: ``value``,
+    ``lower``, ``upper``, ``lpl``, ``upl``, ``status``, ``protected``), ``table`` its table.
+    """
     from matplotlib.figure import Figure
 
-    f = result.frame
+    f = frame
     f = f[f["status"] == "u"] if (f["status"] == "u").any() else f
     margin = np.minimum((f["value"] - f["lower"]) - f["lpl"], (f["upper"] - f["value"]) - f["upl"])
     f = f.assign(margin=margin).sort_values("margin").head(max_cells)
-    labels = result.table.cell_labels(result.table.cells.index.get_indexer(f.index))
+    labels = table.cell_labels(table.cells.index.get_indexer(f.index))
     y = np.arange(len(f))
     span = np.maximum(f["upl"].to_numpy(), f["lpl"].to_numpy()).max() if len(f) else 1.0
     cap = 4 * max(span, 1e-9)

@@ -404,8 +404,9 @@ class AuditResult:
             "seconds": round(self.intervals.seconds, 3),
         })
         if len(f):
-            section.add_figure(interval_figure(self), "Intervals of sensitive cells relative "
-                               "to their value; the red bar is the required protection")
+            section.add_figure(interval_figure(self.frame, self.table),
+                               "Intervals of sensitive cells relative to their value; the red "
+                               "bar is the required protection")
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table), "Cell status")
         columns = ["value", "status", "lower", "upper", "lpl", "upl", "protected", "exact"]
