@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from tabsdc.errors import InputError
-from tabsdc.validation import working_unit
+from tabsdc.units import working_unit
 
 __all__ = ["decimals_of", "decimals_in_text", "decimals_cap", "checked_decimals",
            "format_decimals", "MAX_DECIMALS", "TOLERANCE", "EXACT_INTEGERS"]

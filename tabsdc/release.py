@@ -24,9 +24,10 @@ its cells, and every result's ``to_report()`` gives the internal report.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -35,10 +36,10 @@ from sdcreport.files import CSV_MARK, atomic_write
 from tabsdc.decimals import checked_decimals, decimals_of, format_decimals
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES, Table
-from tabsdc.tableset import TableSet, write_publishable_set
+from tabsdc.tableset import TableSet
 
 __all__ = ["publishable_frame", "write_publishable", "release_frame", "write_release",
-           "published_cells", "write_internal_table"]
+           "published_cells", "write_internal_table", "write_publishable_set"]
 
 
 def published_cells(table: Table, cells: np.ndarray | None = None) -> pd.Series:
@@ -277,13 +278,34 @@ def write_publishable(
     field as text. Use ``sep=";"`` for locales whose spreadsheets expect semicolons. The file
     is written by :func:`write_release`, whole or not at all.
     A :class:`~tabsdc.tableset.TableSet` is written as one file per table into the
-    directory ``path`` (:func:`~tabsdc.tableset.write_publishable_set`).
+    directory ``path`` (:func:`write_publishable_set`).
     """
     if isinstance(table, TableSet):
         return write_publishable_set(table, path, symbol=symbol, decimals=decimals,
                                      layout=layout, rows=rows, columns=columns, sep=sep)
     return write_release(path, *_release_parts(table, decimals, layout, rows, columns),
                          symbol=symbol, across=_across(table, layout, columns), sep=sep)
+
+
+def write_publishable_set(
+    tables: TableSet, directory: str | Path, **options: Any
+) -> tuple[Path, ...]:
+    """One publishable file per table: ``directory/<name>.csv``.
+
+    ``options`` as for :func:`write_publishable`. A name becomes a file name
+    with every run of characters other than letters, digits, ``-`` and ``_`` replaced by
+    ``_`` (``"A88 x NUTS3"`` gives ``A88_x_NUTS3.csv``).
+    """
+    directory = Path(directory)
+    if directory.suffix.lower() == ".csv":
+        raise InputError(f"{directory} names a file; a table set is written as one file per "
+                         "table into a directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    stems = [re.sub(r"[^\w-]+", "_", name).strip("_") or "table" for name in tables.names]
+    if len(set(stems)) != len(stems):
+        raise InputError(f"table names {list(tables.names)} give the same file name twice")
+    return tuple(write_publishable(table, directory / f"{stem}.csv", **options)
+                 for table, stem in zip(tables.tables, stems, strict=True))
 
 
 def write_internal_table(table: Table, path: str | Path) -> Path:

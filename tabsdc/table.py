@@ -30,11 +30,11 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
-from tabsdc.validation import LARGEST_VALUE, too_large
+from tabsdc.microdata import TableParts, cells_from_interior, cells_from_microdata
+from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
 if TYPE_CHECKING:
     from sdcreport import Section
-    from tabsdc.rules import RulesResult, SensitivityRule
 
 __all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
 
@@ -179,12 +179,10 @@ class Table:
         """Rows of the relations that do not hold for ``values`` (the table's by default).
 
         A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(s, sum_j |a_ij x_j| +
-        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.validation.
+        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.units.
         working_unit`: 1 for tables whose largest value lies in [1, 1e6]), so that the check
         is relative to the table's magnitude, for values of 1e-9 as for values of 1e12.
         """
-        from tabsdc.validation import working_unit
-
         x = self.values if values is None else np.asarray(values, dtype=float)
         scale = np.maximum(working_unit(x), abs(self.A) @ np.abs(x) + np.abs(self.b))
         return np.flatnonzero(np.abs(self.A @ x - self.b) > tol * scale)
@@ -291,18 +289,6 @@ class Table:
             cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
         return replace(self, cells=cells, decimals=None if "value" in columns else self.decimals)
 
-    def apply_rules(
-        self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs
-    ) -> RulesResult:
-        """Deprecated shortcut for :func:`tabsdc.apply_rules` (the table, a core object,
-        names no method); it goes in the next release."""
-        from tabsdc.rules import apply_rules
-
-        warnings.warn("Table.apply_rules is deprecated: use tabsdc.apply_rules(table, rules)",
-                      DeprecationWarning, stacklevel=2)
-
-        return apply_rules(self, rules, **kwargs)
-
     # -- views ---------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
         """Tidy frame: one row per cell, dimensions as columns (``cell`` for JJ tables)."""
@@ -402,16 +388,21 @@ class Table:
     ) -> Table:
         """Aggregate contributions (one row per record; pandas or dask) into a table.
 
-        See :func:`tabsdc.microdata.table_from_microdata` for the parameters.
-        """
-        from tabsdc.microdata import table_from_microdata
+        See :func:`tabsdc.microdata.cells_from_microdata` for the parameters.
 
+        Examples
+        --------
+        >>> data = pd.DataFrame({"region": ["A", "A", "B"], "turnover": [10.0, 5.0, 7.0]})
+        >>> t = Table.from_microdata(data, ["region"], "turnover")
+        >>> t.cells[["value", "freq", "x1", "x2"]].to_dict("index")["Total"]
+        {'value': 22.0, 'freq': 3.0, 'x1': 10.0, 'x2': 7.0}
+        """
         if isinstance(data, pd.DataFrame) and data.empty:
             raise InputError("the data has no records")
-        return table_from_microdata(
+        return cls.from_parts(cells_from_microdata(
             data, dims, value, holding=holding, weight=weight, hierarchies=hierarchies,
             top=top, negative=negative, keep_empty=keep_empty, total=total, progress=progress,
-        )
+        ))
 
     @classmethod
     def from_aggregated(
@@ -445,18 +436,22 @@ class Table:
         keep_empty : bool
             Keep every code combination (empty ones get value 0, status ``z``).
         """
-        from tabsdc.microdata import table_from_cells
-
         require_columns(frame, [*dims, value, *([freq] if freq else []), *top])
         require_numeric(frame, [value, *([freq] if freq else []), *top])
         payload = pd.DataFrame({"value": frame[value].to_numpy(float)}, index=frame.index)
         if freq:
             payload["freq"] = frame[freq].to_numpy(float)
         tops = frame[list(top)].to_numpy(float) if top else None
-        return table_from_cells(
+        return cls.from_parts(cells_from_interior(
             frame[list(dims)], payload, tops, hierarchies=hierarchies, keep_empty=keep_empty,
             total=total,
-        )
+        ))
+
+    @classmethod
+    def from_parts(cls, parts: TableParts) -> Table:
+        """The table of built parts (:class:`tabsdc.microdata.TableParts`): its cells, the
+        relations ``A @ value == 0`` and the hierarchies."""
+        return cls(parts.cells, parts.A, np.zeros(parts.A.shape[0]), parts.hierarchies)
 
     @classmethod
     def from_frame(
@@ -556,7 +551,7 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
 
 def _require_finite_levels(cells: pd.DataFrame) -> None:
     """Values, costs and protection levels are finite and within
-    :data:`tabsdc.validation.LARGEST_VALUE`, levels not negative (the bounds are checked by
+    :data:`tabsdc.units.LARGEST_VALUE`, levels not negative (the bounds are checked by
     :func:`tabsdc.validation.validate_table`, before a method uses them)."""
     checks = [
         (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")

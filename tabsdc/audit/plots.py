@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
-    from tabsdc.audit.verify import AuditResult
+    from tabsdc.table import Table
 
 __all__ = ["interval_figure", "offsets_in_levels"]
 
@@ -35,19 +36,23 @@ def offsets_in_levels(value: np.ndarray, lower: np.ndarray, upper: np.ndarray,
     return (lower - value) / unit_low, (upper - value) / unit_up
 
 
-def interval_figure(result: AuditResult, max_cells: int = 60) -> Figure:
+def interval_figure(frame: pd.DataFrame, table: Table, max_cells: int = 60) -> Figure:
     """Horizontal bars, one per sensitive cell (those with the smallest protection margin
     first): the derivable interval around the cell value in units of the cell's protection
     level (:func:`offsets_in_levels`; green when protected, orange when not) against the
     required interval [-1, 1] (red), on a symmetric log scale, so that narrow and wide
-    intervals show together and none is cut; an unbounded side ends in an arrow."""
+    intervals show together and none is cut; an unbounded side ends in an arrow.
+
+    ``frame`` is an audit's cells (:attr:`tabsdc.audit.AuditResult.frame`: ``value``,
+    ``lower``, ``upper``, ``lpl``, ``upl``, ``status``, ``protected``), ``table`` its table.
+    """
     from matplotlib.figure import Figure
 
-    f = result.frame
+    f = frame
     f = f[f["status"] == "u"] if (f["status"] == "u").any() else f
     margin = np.minimum((f["value"] - f["lower"]) - f["lpl"], (f["upper"] - f["value"]) - f["upl"])
     f = f.assign(margin=margin).sort_values("margin").head(max_cells)
-    labels = result.table.cell_labels(result.table.cells.index.get_indexer(f.index))
+    labels = table.cell_labels(table.cells.index.get_indexer(f.index))
     low, high = offsets_in_levels(*(f[c].to_numpy(dtype=float)
                                     for c in ("value", "lower", "upper", "lpl", "upl")))
     finite = np.abs(np.concatenate([low, high]))

@@ -404,9 +404,10 @@ class AuditResult:
             "seconds": round(self.intervals.seconds, 3),
         })
         if len(f):
-            section.add_figure(interval_figure(self), "Each sensitive cell's derivable "
-                               "interval around its value, in units of its protection level; "
-                               "the red bar, from -1 to 1, is the protection required")
+            section.add_figure(interval_figure(self.frame, self.table),
+                               "Each sensitive cell's derivable interval around its value, in "
+                               "units of its protection level; the red bar, from -1 to 1, is "
+                               "the protection required")
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table), "Cell status")
         exact = f[f["exact"]]

@@ -107,7 +107,8 @@ def test_the_interval_chart_shows_every_interval_in_protection_levels():
     assert low.tolist() == [-10.0, -10.0] and high.tolist() == [5.0, np.inf]
     rules = apply_rules(demo_table(quick=True), [PPercentRule(10), FrequencyRule(3)])
     protected = suppress(rules.table, "heuristic")
-    axes = interval_figure(audit(protected.table)).axes[0]
+    result = audit(protected.table)
+    axes = interval_figure(result.frame, result.table).axes[0]
     assert axes.get_xscale() == "symlog" and "clipped" not in axes.get_xlabel()
 
 
