@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Folders whose Python files are checked for private imports.
 CHECKED = ("tabsdc", "microsdc", "sdcreport", "benchmarks", "examples", "tests")
 
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
