@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import InsiderAttack, insider_attack, insider_groups
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.audit.witnesses import (
@@ -56,6 +57,7 @@ def audit(
     integer: bool = False,
     release_intervals: bool = False,
     witnesses: sp.sparray | sp.spmatrix | Literal["search"] | None = None,
+    singletons: bool = True,
     solver: str = "highs",
     time_limit: float | None = None,
     tol: float = 1e-6,
@@ -100,6 +102,13 @@ def audit(
         not settle has status ``"unsettled"`` and NaN bounds: the verdict does not depend on
         it, and only an LP over the whole pattern would say whether it is disclosed.
         Ignored with ``integer`` or ``release_intervals`` (both need exact intervals).
+    singletons : bool
+        Also run the insider attack (:mod:`tabsdc.audit.insider`) where the table has
+        frequencies: the respondent of each hidden single-contributor primary
+        (``freq == 1``) knows its value, and every other sensitive cell must keep its
+        protection levels over the polytope with that value fixed. Failing pairs are in
+        :attr:`AuditResult.insider` and make the table not protected. The attack is on the
+        LP polytope (also with ``integer``).
     solver, time_limit
         Solver name (``"highs"`` keeps one model per block of hidden cells) and the seconds
         the whole audit may take; bounds it does not reach stay uncomputed, their cells count
@@ -187,6 +196,15 @@ def audit(
                                         np.floor(ub + 1e-9), integer=True, solver=solver,
                                         time_limit=time_limit).intervals(progress)
     frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol, unit)
+    insider = None
+    if singletons and "freq" in table.cells.columns:
+        insider = _insider_attack(working, attack, frame, proof, tol, unit, deadline,
+                                  progress)
+    if insider is not None:
+        exposed = np.zeros(table.n_cells, dtype=bool)
+        exposed[insider.pairs["exposed"].to_numpy(np.int64)] = True
+        frame["insider_ok"] = ~exposed[attack.hidden_cells]
+        frame["protected"] &= frame["insider_ok"]
     pq_attack = None
     if release_intervals:
         from tabsdc.audit.pq_attack import pq_interval_attack
@@ -196,7 +214,7 @@ def audit(
     return AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
                        prior=_describe_prior(prior, q), pq_attack=pq_attack,
                        seconds=perf_counter() - start,
-                       witnesses=0 if proof is None else proof.n_valid)
+                       witnesses=0 if proof is None else proof.n_valid, insider=insider)
 
 
 @dataclass(frozen=True)
@@ -227,6 +245,11 @@ class AuditResult:
         Witnesses that passed the checks (cells they settle have ``solver_status ==
         "witness"`` in :attr:`frame`: their ``lower``/``upper`` are proven inner bounds,
         the exact interval is at least that wide).
+    insider : InsiderAttack or None
+        The insider attack (:mod:`tabsdc.audit.insider`; None when it did not run: no
+        frequencies, no hidden single-contributor primary, or ``singletons=False``). Its
+        failing pairs are :attr:`insider_failures`; a cell some respondent narrows has
+        ``insider_ok`` False (and ``protected`` False) in :attr:`frame`.
     """
 
     table: Table
@@ -237,6 +260,7 @@ class AuditResult:
     pq_attack: PQAttackResult | None
     seconds: float = 0.0
     witnesses: int = 0
+    insider: InsiderAttack | None = None
 
     @property
     def original(self) -> Table:
@@ -251,8 +275,9 @@ class AuditResult:
     @property
     def complete(self) -> bool:
         """Every bound was computed (no time limit cut the audit short)."""
-        return self.intervals.complete and (self.integer_intervals is None
-                                            or self.integer_intervals.complete)
+        return (self.intervals.complete
+                and (self.integer_intervals is None or self.integer_intervals.complete)
+                and (self.insider is None or self.insider.complete))
 
     @property
     def status(self) -> str:
@@ -264,15 +289,37 @@ class AuditResult:
 
     @property
     def protected(self) -> bool:
-        """True when every sensitive cell is protected (and, when intervals are to be
-        released, the p/q-interval attack reveals nothing)."""
+        """True when every sensitive cell is protected, against the outside intruder and
+        every single-contributor respondent (and, when intervals are to be released, the
+        p/q-interval attack reveals nothing)."""
         revealed = self.pq_attack is not None and self.pq_attack.revealed.any()
-        return bool(self.frame["protected"].all()) and not revealed
+        insiders_fail = self.insider is not None and not self.insider.passed
+        return bool(self.frame["protected"].all()) and not revealed and not insiders_fail
 
     @property
     def failures(self) -> pd.DataFrame:
         """Sensitive cells that are not protected."""
         return self.frame[~self.frame["protected"]]
+
+    @property
+    def insider_failures(self) -> pd.DataFrame:
+        """The (respondent, sensitive cell) pairs the insider attack breaks: ``insider``
+        (the respondent's single-contributor cell) and ``exposed`` as cell labels, the
+        exposed cell's value, its interval with the respondent's cells fixed and its
+        levels (empty when the attack did not run or found nothing)."""
+        columns = ["insider", "exposed", "value", "lower", "upper", "lpl", "upl", "spl",
+                   "status"]
+        if self.insider is None:
+            return pd.DataFrame(columns=columns)
+        pairs = self.insider.pairs[columns].copy()
+        for column in ("insider", "exposed"):
+            pairs[column] = self._labels(pairs[column].to_numpy(np.int64))
+        return pairs
+
+    def _labels(self, positions: np.ndarray) -> list:
+        if not self.table.dims:
+            return self.table.cells.index[positions].tolist()
+        return self.table.cell_labels(positions)
 
     def summary(self) -> str:
         f = self.frame
@@ -302,9 +349,18 @@ class AuditResult:
         if self.integer_intervals is not None:
             lines.append(f"  integer bounds tighter than LP bounds: "
                          f"{int(f['integer_tighter'].sum())} cells")
+        if self.insider is not None:
+            lines.append("  " + self.insider.headline())
+            for r in self.insider_failures.head(10).itertuples():
+                lines.append(f"    the respondent of {r.insider} puts {r.exposed} in "
+                             f"[{r.lower:.6g}, {r.upper:.6g}] (value {r.value:.6g}, levels "
+                             f"-{r.lpl:.6g} / +{r.upl:.6g})")
+            if len(self.insider.pairs) > 10:
+                lines.append(f"    ... {len(self.insider.pairs) - 10:,} more "
+                             "(AuditResult.insider_failures)")
         if self.pq_attack is not None:
             lines.append("  " + self.pq_attack.headline())
-        if not self.complete:
+        if not self.intervals.complete:
             missing = int((self.intervals.status == "not computed").sum())
             lines.append(f"  time limit reached: {missing} hidden cells not attacked (counted "
                          "as not protected)")
@@ -330,6 +386,16 @@ class AuditResult:
         ]
         out: dict[str, Any] = {"status": self.status, "protected": self.protected,
                                "seconds": self.seconds, "prior": self.prior, "cells": cells}
+        if self.insider is not None:
+            i = self.insider
+            out["insider"] = {
+                "respondents": i.respondents, "pairs_in_blocks": i.pairs_in_blocks,
+                "complete": i.complete, "seconds": i.seconds,
+                "failing": [{"insider": r.insider, "exposed": r.exposed,
+                             "value": float(r.value), "lower": _finite(r.lower),
+                             "upper": _finite(r.upper), "lpl": float(r.lpl),
+                             "upl": float(r.upl), "spl": float(r.spl)}
+                            for r in self.insider_failures.itertuples()]}
         if self.pq_attack is not None:
             out["pq_attack"] = self.pq_attack.to_dict()
         return out
@@ -354,6 +420,9 @@ class AuditResult:
             "unprotected sensitive cells": int((~f["protected"]).sum()),
             "exactly disclosed cells": int(f["exact"].sum()),
             "independent blocks": self.intervals.n_components,
+            **({} if self.insider is None else {
+                "single-contributor respondents": self.insider.respondents,
+                "pairs the insider attack breaks": len(self.insider.pairs)}),
             "bounds computed": self.intervals.n_solves,
             "seconds": round(self.intervals.seconds, 3),
         })
@@ -364,6 +433,14 @@ class AuditResult:
             section.add_figure(status_map(self.table), "Cell status")
         columns = ["value", "status", "lower", "upper", "lpl", "upl", "protected", "exact"]
         section.add_table(f[columns], "Hidden cells", max_html_rows=1000)
+        if self.insider is not None:
+            section.add_text(
+                "Insider attack: the respondent of a single-contributor cell knows its value; "
+                "with it fixed, every other sensitive cell must still reach a - lpl and "
+                "a + upl. " + self.insider.headline() + ".")
+            if len(self.insider.pairs):
+                section.add_table(self.insider_failures, "Pairs the insider attack breaks "
+                                  "(respondent's cell, exposed cell)", max_html_rows=1000)
         if self.pq_attack is not None:
             section.add_text(self.pq_attack.headline())
         return section
@@ -421,6 +498,29 @@ def _witness_proof(
         settled = _settled(cells, proof, hidden_cells, tol)
     return proof, settled, derived
 
+
+
+def _insider_attack(
+    working: Table, attack: IntervalAttack, frame: pd.DataFrame, proof: WitnessBounds | None,
+    tol: float, unit: float, deadline: Deadline, progress: Progress | None
+) -> InsiderAttack | None:
+    """The insider attack on the sensitive cells the outsider does not already break (None
+    when no hidden primary has one contributor)."""
+    cells = working.cells
+    status = cells["status"].to_numpy()
+    hidden = np.zeros(working.n_cells, dtype=bool)
+    hidden[attack.hidden_cells] = True
+    freq = cells["freq"].to_numpy(float)
+    groups = insider_groups(working.A, freq, hidden & (status == "u") & (freq == 1))
+    if groups is None:
+        return None
+    checked = np.zeros(working.n_cells, dtype=bool)
+    checked[attack.hidden_cells] = (frame["protected"] & (frame["status"] == "u")).to_numpy()
+    levels = tuple(cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
+    return insider_attack(attack, working.values, levels, checked, groups,
+                          witnesses=None if proof is None else proof.deviations,
+                          hops=max(3, len(working.dims)) + 1, tol=tol, unit=unit,
+                          deadline=deadline, progress=progress)
 
 
 def _settled(cells: pd.DataFrame, proof: WitnessBounds, hidden_cells: np.ndarray,
