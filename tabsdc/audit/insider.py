@@ -74,16 +74,22 @@ class Insiders:
 
     ``group[i]`` is the group of cell i (-1: none); a group holds every cell whose one
     contributor is that respondent. ``insider[g]`` is the single-contributor primary that
-    names group g in reports (its first). ``parents`` links every cell to the totals it is
-    a part of (cells x cells). Build with :func:`insider_groups`.
+    names group g in reports (its first). ``parents[i]`` lists the totals cell i is a part
+    of (-1 padding: one column per relation at most). Build with :func:`insider_groups`.
     """
 
     group: np.ndarray
     order: np.ndarray
     starts: np.ndarray
     insider: np.ndarray
-    parents: sp.csr_array
+    parents: np.ndarray
+    # each group's cells and every total above them (filled when first asked), and a
+    # scratch mask over the cells for finding them (all False between uses)
     _above: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _seen: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_seen", np.zeros(len(self.group), dtype=bool))
 
     @property
     def n_groups(self) -> int:
@@ -122,11 +128,16 @@ class Insiders:
         speak about (the p % rule: a contributor estimating another), not an insider's."""
         above = self._above.get(g)
         if above is None:
-            reached = frontier = self.members(g)
+            seen = self._seen
+            found = [frontier := self.members(g)]
+            seen[frontier] = True
             while len(frontier):
-                frontier = np.setdiff1d(self.parents[frontier].indices, reached)
-                reached = np.union1d(reached, frontier)
-            above = self._above[g] = reached
+                frontier = self.parents[frontier].ravel()
+                frontier = np.unique(frontier[(frontier >= 0) & ~seen[frontier]])
+                seen[frontier] = True
+                found.append(frontier)
+            above = self._above[g] = np.sort(np.concatenate(found))
+            seen[above] = False
         at = np.searchsorted(above, cell)
         return bool(at < len(above) and above[at] == cell)
 
@@ -198,8 +209,12 @@ def insider_groups(A: sp.sparray | sp.spmatrix, freq: np.ndarray,
     first = np.full(len(chosen), n, dtype=np.int64)
     at = np.flatnonzero(insiders)
     np.minimum.at(first, group[at], at)
-    parents = sp.csr_array((np.ones(int(part.sum())), (col[part], total_of[row[part]])),
-                           shape=(n, n))
+    child, parent = col[part], total_of[row[part]]
+    order_by_child = np.argsort(child, kind="stable")
+    child, parent = child[order_by_child], parent[order_by_child]
+    rank = np.arange(len(child)) - np.searchsorted(child, child)  # k-th total of the cell
+    parents = np.full((n, int(rank.max(initial=-1)) + 1), -1, dtype=np.int64)
+    parents[child, rank] = parent
     return Insiders(group, order, starts, first, parents)
 
 
@@ -218,8 +233,9 @@ def insider_proofs(
     that moves no cell of a group proves ``req`` against that respondent as well, so only
     the groups *every* certificate found so far moves stay open; each open group is proved
     in its own scenario (``fixed`` = its cells), and the certificate found there closes the
-    groups it does not move either. At most one flow per open group, usually one or two
-    in all.
+    groups it does not move either. Several open groups are first tried at once (one
+    certificate moving none of their cells proves them all); so usually one or two flows in
+    all, at most one per open group more.
 
     Parameters
     ----------
@@ -266,6 +282,11 @@ def insider_proofs(
         proofs.append(proof)
         suspects = (insiders.groups_in(proof, req.cell) if insiders is not None
                     else np.zeros(0, dtype=np.int64))
+    if len(suspects) > 1:  # one certificate clear of them all, usually there is one
+        every = np.concatenate([insiders.members(int(g)) for g in suspects])
+        proof = prove(replace(req, fixed=tuple(np.unique(every).tolist())))
+        if proof is not None:
+            return proofs + [proof], failed
     while len(suspects):
         g, suspects = suspects[0], suspects[1:]
         scenario = replace(req, fixed=insiders.fixed(int(g)))
@@ -468,7 +489,8 @@ def insider_attack(
                          spl, slack)
     suspects = (_witness_suspects(reqs, witnesses, insiders, slack) if witnesses is not None
                 else [None] * len(reqs))
-    reporter = ProgressReporter(progress, "insider attack", len(reqs), unit="requirements")
+    reporter = ProgressReporter(progress, "audit (insider attack)", len(reqs),
+                                 unit="requirements")
     failed: set[tuple[int, int]] = set()
     by_known = unchecked = 0
     for k, req in enumerate(reqs):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import InsiderAttack, insider_attack, insider_groups
+from tabsdc.audit.insider import InsiderAttack, Insiders, insider_attack, insider_groups
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.audit.witnesses import (
@@ -172,12 +172,13 @@ def audit(
     deadline = Deadline(time_limit)
     hidden_cells = np.flatnonzero(hidden)
     settled = derived = np.zeros(len(hidden_cells), dtype=bool)
+    groups = _respondents(working, hidden) if singletons else None
     proof = None
     if witnesses is not None and not integer and not release_intervals:
         if isinstance(witnesses, str):
             check_choice("witnesses", witnesses, ("search",))
             witnesses = search_witnesses(working, hidden, prior, q, progress, deadline,
-                                         n_jobs=n_jobs, client=client)
+                                         insiders=groups, n_jobs=n_jobs, client=client)
         proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
                                                  deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
@@ -197,8 +198,8 @@ def audit(
                                         time_limit=time_limit).intervals(progress)
     frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol, unit)
     insider = None
-    if singletons and "freq" in table.cells.columns:
-        insider = _insider_attack(working, attack, frame, proof, tol, unit, deadline,
+    if groups is not None:
+        insider = _insider_attack(working, attack, frame, groups, proof, tol, unit, deadline,
                                   progress)
     if insider is not None:
         exposed = np.zeros(table.n_cells, dtype=bool)
@@ -500,20 +501,23 @@ def _witness_proof(
 
 
 
-def _insider_attack(
-    working: Table, attack: IntervalAttack, frame: pd.DataFrame, proof: WitnessBounds | None,
-    tol: float, unit: float, deadline: Deadline, progress: Progress | None
-) -> InsiderAttack | None:
-    """The insider attack on the sensitive cells the outsider does not already break (None
-    when no hidden primary has one contributor)."""
-    cells = working.cells
-    status = cells["status"].to_numpy()
-    hidden = np.zeros(working.n_cells, dtype=bool)
-    hidden[attack.hidden_cells] = True
-    freq = cells["freq"].to_numpy(float)
-    groups = insider_groups(working.A, freq, hidden & (status == "u") & (freq == 1))
-    if groups is None:
+def _respondents(table: Table, hidden: np.ndarray) -> Insiders | None:
+    """The respondents of the hidden single-contributor primaries (None: the table has no
+    frequencies, or no such primary)."""
+    if "freq" not in table.cells.columns:
         return None
+    freq = table.cells["freq"].to_numpy(float)
+    return insider_groups(table.A, freq,
+                          hidden & (table.cells["status"] == "u").to_numpy() & (freq == 1))
+
+
+def _insider_attack(
+    working: Table, attack: IntervalAttack, frame: pd.DataFrame, groups: Insiders,
+    proof: WitnessBounds | None, tol: float, unit: float, deadline: Deadline,
+    progress: Progress | None
+) -> InsiderAttack:
+    """The insider attack on the sensitive cells the outsider does not already break."""
+    cells = working.cells
     checked = np.zeros(working.n_cells, dtype=bool)
     checked[attack.hidden_cells] = (frame["protected"] & (frame["status"] == "u")).to_numpy()
     levels = tuple(cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
