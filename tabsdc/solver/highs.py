@@ -533,9 +533,6 @@ class HighsModel:
         columns: np.ndarray | None = None,
         on_bound: Callable[[int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
-        *,
-        wanted: Callable[[int, str], bool] | None = None,
-        on_point: Callable[[int, str, np.ndarray], None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Minimum and maximum of each given column over the model's feasible set.
 
@@ -556,14 +553,6 @@ class HighsModel:
         stop : callable, optional
             Asked before each column; when it returns True the remaining columns are left
             uncomputed (a caller's time limit).
-        wanted : callable, optional
-            ``wanted(k, sense)`` is asked before each bound (``k`` the position in
-            ``columns``, ``sense`` ``"min"`` or ``"max"``); a bound it declines is not
-            solved and stays NaN (a caller that already knows enough about it).
-        on_point : callable, optional
-            ``on_point(k, sense, x)`` receives the optimal point of every bound solved to
-            optimality (all columns of the model; the insider attack reads other columns'
-            values from it, :mod:`tabsdc.audit.insider`).
 
         Returns
         -------
@@ -604,14 +593,10 @@ class HighsModel:
                 highs.changeColCost(int(j), 1.0)
                 previous = j
                 for sense, out in (("min", lower), ("max", upper)):
-                    if wanted is not None and not wanted(k, sense):
-                        continue
                     highs.changeObjectiveSense(_SENSE[sense])
                     out[k], proven = self._extreme(sense, int(j))
                     if not proven:
                         status[k] = "feasible"
-                    elif on_point is not None and np.isfinite(out[k]):
-                        on_point(k, sense, np.array(highs.getSolution().col_value))
                     if on_bound is not None:
                         on_bound(2 * k + (1 if sense == "min" else 2), 2 * len(columns))
         finally:
