@@ -12,7 +12,6 @@ for an internal error (``--debug`` shows the traceback), 130 when interrupted.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 from collections.abc import Sequence
@@ -25,10 +24,10 @@ import pandas as pd
 from microsdc.errors import DataError, MicroSDCError
 from sdcreport import Report
 from sdcreport.files import atomic_write, write_text
-from tabsdc.cli.io import read_csv_text
 from tabsdc.cli.main import build_parser, run
 from tabsdc.cli.options import Commands, add_command
 from tabsdc.errors import TabSDCError
+from tabsdc.io.csvfile import read_csv_file
 
 __all__ = ["main", "add_compare_command", "add_mask_command", "add_study_command"]
 
@@ -201,23 +200,12 @@ def _run_study(args: argparse.Namespace) -> int:
 # -- input and output --------------------------------------------------------------------------
 def _read_csv(path: Path) -> pd.DataFrame:
     """The file's cells as text (so that columns that are not masked are copied verbatim),
-    indexed by the line of the file each record starts on (the header is line 1). Blank
-    lines are not records."""
+    indexed by the line of the file each record starts on (the header is line 1;
+    :func:`tabsdc.io.csvfile.read_csv_file`)."""
     try:
-        text = pd.read_csv(io.StringIO(read_csv_text(path)), dtype=str, keep_default_na=False,
-                           skip_blank_lines=False)
-    except TabSDCError as error:  # missing, a folder, empty or not UTF-8
+        return read_csv_file(path)
+    except TabSDCError as error:  # missing, a folder, empty, not UTF-8 or not CSV
         raise DataError(str(error)) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise DataError(f"cannot read {path} as CSV: {error}") from None
-    breaks = sum((text[c].str.count("\n").to_numpy() for c in text.columns),
-                 np.zeros(len(text), dtype=int))  # line breaks inside quoted cells
-    first_line = 2 + np.arange(len(text)) + np.concatenate([[0], np.cumsum(breaks)[:-1]])
-    text.index = pd.Index(first_line, name="line")
-    text = text[~(text == "").all(axis=1)]
-    if text.empty:
-        raise DataError(f"{path} has no records (only a header)")
-    return text
 
 
 def _known(frame: pd.DataFrame, columns: Sequence[str], source: Any) -> list[str]:

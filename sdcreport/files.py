@@ -10,6 +10,12 @@ if any, untouched and no partial file behind.
 every output must be a file in a folder that exists (or is created on request) and can be
 written, no output may be an input, and no two outputs may share a path.
 
+Every file that holds unpublished values (tables with all their cells, JJ files, reports,
+result summaries) says so of itself with :data:`CONFIDENTIAL`: as its first line where the
+format allows a comment (:func:`confidential_lines` tells a reader how many lines to skip), as
+a JSON field (:data:`CONFIDENTIAL_FIELD`), or as a banner of a report. Publishable files carry
+no such mark: they are written by :func:`tabsdc.release.write_release` alone.
+
 This module imports nothing of the methods, so both :mod:`tabsdc` and :mod:`microsdc` use it.
 """
 
@@ -22,7 +28,30 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-__all__ = ["OutputPathError", "atomic_write", "write_text", "check_output_paths"]
+__all__ = ["OutputPathError", "atomic_write", "write_text", "check_output_paths",
+           "CONFIDENTIAL", "CONFIDENTIAL_FIELD", "CSV_MARK", "confidential_lines"]
+
+#: The JSON field an internal summary or report starts with: ``"confidential": "contains
+#: unpublished values"``.
+CONFIDENTIAL_FIELD = ("confidential", "contains unpublished values")
+
+#: What an internal file says of itself.
+CONFIDENTIAL = ": ".join(CONFIDENTIAL_FIELD)
+
+#: The first line of an internal CSV file (a comment line: ``pandas.read_csv(...,
+#: skiprows=confidential_lines(text))`` reads the file below it).
+CSV_MARK = f"# {CONFIDENTIAL}"
+
+
+def confidential_lines(text: str) -> int:
+    """How many lines at the start of ``text`` are the confidentiality mark (0 or 1).
+
+    Examples
+    --------
+    >>> confidential_lines(CSV_MARK + "\\nr,value\\n"), confidential_lines("r,value\\n")
+    (1, 0)
+    """
+    return int(text.split("\n", 1)[0].rstrip("\r") == CSV_MARK)
 
 
 class OutputPathError(ValueError):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from tabsdc.codes import code_column, code_columns, normal_code
 from tabsdc.errors import HierarchyError
 
 __all__ = ["Hierarchy", "DEFAULT_TOTAL"]
@@ -56,6 +57,11 @@ class Hierarchy:
     _children: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        root, parents = normal_code(self.root), _normal_parents(self.parents)
+        if not root:
+            raise HierarchyError("the total code is empty; name the total (e.g. 'Total')")
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "parents", parents)
         children: dict[str, list[str]] = {}
         for code, parent in self.parents.items():
             if code == self.root:
@@ -85,9 +91,15 @@ class Hierarchy:
     # -- builders --------------------------------------------------------------------------
     @classmethod
     def flat(cls, codes: Iterable[str], total: str = DEFAULT_TOTAL) -> Hierarchy:
-        """A one-level hierarchy: ``total = sum(codes)``."""
-        unique = list(dict.fromkeys(map(str, codes)))
-        return cls({code: total for code in unique}, root=total)
+        """A one-level hierarchy: ``total = sum(codes)``.
+
+        Raises
+        ------
+        HierarchyError
+            For an empty code.
+        """
+        unique = list(dict.fromkeys(map(normal_code, codes)))
+        return cls(dict.fromkeys(unique, total), root=total)
 
     @classmethod
     def from_parent_child(
@@ -103,16 +115,19 @@ class Hierarchy:
         Raises
         ------
         HierarchyError
-            When a child has two parents, or there is not exactly one root.
+            When a child has two parents, there is not exactly one root, or a code is
+            missing or empty (naming the column and row).
         """
         if isinstance(pairs, Mapping):
-            frame = pd.DataFrame({child: list(pairs), parent: list(pairs.values())})
+            frame = pd.DataFrame({child: list(pairs), parent: list(pairs.values())},
+                                 dtype=object)
         else:
             missing = [c for c in (parent, child) if c not in pairs.columns]
             if missing:
                 raise HierarchyError(f"parent/child frame has no column {missing[0]!r}")
-            frame = pairs[[parent, child]].astype(str)
-        return cls._from_edges(frame[child].astype(str), frame[parent].astype(str))
+            frame = pairs
+        codes = code_columns(frame, [parent, child], error=HierarchyError)
+        return cls._from_edges(codes[child], codes[parent])
 
     @classmethod
     def from_levels(cls, levels: pd.DataFrame, total: str = DEFAULT_TOTAL) -> Hierarchy:
@@ -124,11 +139,13 @@ class Hierarchy:
         Raises
         ------
         HierarchyError
-            When a code sits under two different parents.
+            When a code sits under two different parents, or a code is missing or empty
+            (naming the column and row).
         """
         if levels.shape[1] == 0:
             raise HierarchyError("from_levels needs at least one level column")
-        distinct = levels.astype(str).drop_duplicates()
+        distinct = code_columns(levels.drop_duplicates(), list(levels.columns),
+                                error=HierarchyError).drop_duplicates()
         columns = list(distinct.columns)
         child_parts, parent_parts = [distinct[columns[0]]], [pd.Series(total, index=distinct.index)]
         for upper, lower in zip(columns, columns[1:], strict=False):
@@ -143,9 +160,31 @@ class Hierarchy:
     def from_paths(
         cls, paths: Iterable[str], sep: str = ">", total: str = DEFAULT_TOTAL
     ) -> Hierarchy:
-        """From level-coded strings such as ``"FR1>FR10>FR105"`` (coarsest level first)."""
-        split = pd.Series(list(paths), dtype=str).str.split(sep, expand=True)
+        """From level-coded strings such as ``"FR1>FR10>FR105"`` (coarsest level first).
+
+        Raises
+        ------
+        HierarchyError
+            For a path with an empty code (``"FR1>>FR101"``, a trailing ``>``), naming the
+            path and the level; and as :meth:`from_levels`.
+
+        Examples
+        --------
+        >>> Hierarchy.from_paths(["FR1>FR10>FR101", "FR1>FR10>FR102"]).codes
+        ('Total', 'FR1', 'FR10', 'FR101', 'FR102')
+        >>> Hierarchy.from_paths(["FR1>>FR101"])
+        Traceback (most recent call last):
+        tabsdc.errors.HierarchyError: path 1 'FR1>>FR101' has an empty code at level 2
+        """
+        listed = pd.Series(list(paths), dtype=object)
+        text = code_column(listed, "paths", error=HierarchyError)
+        split = text.str.split(sep, expand=True)
         split = split.apply(lambda col: col.str.strip())
+        empty = (split == "").to_numpy()
+        if empty.any():
+            row, level = (int(k[0]) for k in np.nonzero(empty))
+            raise HierarchyError(f"path {row + 1} {text.iloc[row]!r} has an empty code at "
+                                 f"level {level + 1}")
         if split.isna().any().any():
             # paths of unequal depth: pad each with its own last code (a trivial level)
             split = split.T.ffill().T
@@ -165,7 +204,7 @@ class Hierarchy:
             When a code's length is not one of ``lengths``.
         """
         lengths = sorted(lengths)
-        series = pd.Series(list(dict.fromkeys(map(str, codes))), dtype=str)
+        series = pd.Series(list(dict.fromkeys(map(normal_code, codes))), dtype=str)
         bad = series[~series.str.len().isin(lengths)]
         if len(bad):
             raise HierarchyError(
@@ -264,3 +303,18 @@ class Hierarchy:
                 depth[i] = depth[position[p]] + 1
         leaf = [c not in self._children for c in self.codes]
         return pd.DataFrame({"code": self.codes, "parent": parent, "depth": depth, "leaf": leaf})
+
+
+def _normal_parents(parents: Mapping[object, object]) -> dict[str, str]:
+    """``{code: parent}`` with every code as text in NFC (:mod:`tabsdc.codes`); an empty code,
+    or two spellings of one code with different parents, refused."""
+    normal: dict[str, str] = {}
+    for code, parent in parents.items():
+        code, parent = normal_code(code), normal_code(parent)
+        if not code or not parent:
+            raise HierarchyError(f"empty code in the hierarchy: child {code!r} of parent "
+                                 f"{parent!r}; every code needs at least one character")
+        if normal.setdefault(code, parent) != parent:
+            raise HierarchyError(f"code {code!r} has two parents: {normal[code]!r} and "
+                                 f"{parent!r}")
+    return normal

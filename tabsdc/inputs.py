@@ -32,12 +32,17 @@ __all__ = [
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Every name in ``columns`` is a column of ``frame``; else name the first missing one."""
+    """Every name in ``columns`` is a column of ``frame``, once; else name the first missing
+    or repeated one (a frame with two columns of one name would give both)."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(
             f"column {missing[0]!r} is not in the data (columns: {list(frame.columns)})"
         )
+    repeated = [c for c in columns if (frame.columns == c).sum() > 1]
+    if repeated:
+        raise InputError(f"the data has two columns named {repeated[0]!r}; give each column "
+                         "its own name")
 
 
 def require_numeric(frame: pd.DataFrame, columns: Sequence[str]) -> None:
@@ -85,10 +90,11 @@ def resolve_hierarchies(
             bad = ~codes[dim].isin(leaves)
             if bad.any():
                 code = codes[dim][bad].iloc[0]
+                where = f"{codes.index.name or 'row'} {codes.index[bad.to_numpy()][0]}"
                 kind = "a total" if code in resolved[dim] else "not in the hierarchy"
                 raise HierarchyError(
-                    f"code {code!r} of dimension {dim!r} is {kind}: interior cells must use "
-                    "the hierarchy's leaf codes"
+                    f"code {code!r} of dimension {dim!r} is {kind} ({where}): interior cells "
+                    "must use the hierarchy's leaf codes"
                 )
     return resolved
 

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from tabsdc import structure
+from tabsdc.codes import code_column, code_columns
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import (
@@ -206,7 +207,7 @@ def aggregate_records(
         raise InputError(f"column {spec.weight!r} has a negative weight at row "
                          f"{data.index[w < 0][0]!r}")
     if spec.holding is not None:
-        holder = pd.factorize(data[spec.holding])[0]
+        holder = pd.factorize(codes[spec.holding])[0]
         return _partial_by_holding(coords, holder, x, w * x, hier, spec.top, spec.negative)
     indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
     keys, inverse = np.unique(indexer.keys(coords), return_inverse=True)
@@ -295,7 +296,7 @@ def table_from_cells(
         coords = np.asarray(codes)
     else:
         dims = list(codes.columns)
-        codes = codes.astype(str)
+        codes = code_columns(codes, dims)
         hier = resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=True)
         coords = code_positions(codes, dims, hier)
     hier_list = list(hier.values())
@@ -352,17 +353,24 @@ def _partial_by_holding(
 
 
 def _checked_codes(data: pd.DataFrame, spec: RecordSpec) -> pd.DataFrame:
-    """The dimension codes as text, after checking that no code or holding is missing."""
-    for dim in [*spec.dims, *([spec.holding] if spec.holding else [])]:
-        missing = data[dim].isna().to_numpy()
-        if missing.any():
-            raise InputError(f"column {dim!r} has a missing code at row {data.index[missing][0]!r}")
-    return data[list(spec.dims)].astype(str)
+    """The dimension codes and the holding ids as text (:mod:`tabsdc.codes`: a missing code
+    is refused, naming the column and the row)."""
+    return code_columns(data, [*spec.dims, *([spec.holding] if spec.holding else [])])
 
 
 def codes_in_order(data: pd.DataFrame, dims: Sequence[str]) -> dict[str, np.ndarray]:
-    """The distinct codes of each column as text, in the order first seen."""
-    return {dim: pd.unique(pd.Series(pd.unique(data[dim])).astype(str)) for dim in dims}
+    """The distinct codes of each column as text (:mod:`tabsdc.codes`), in the order first
+    seen. Only the distinct values are converted; when one of them is refused, the column
+    is converted whole, so that the error names the row."""
+    seen = {}
+    for dim in dims:
+        try:
+            distinct = code_column(pd.Series(pd.unique(data[dim]), dtype=object), dim)
+        except InputError:
+            code_column(data[dim], dim)
+            raise
+        seen[dim] = pd.unique(distinct.to_numpy())
+    return seen
 
 
 def _report_estimate(

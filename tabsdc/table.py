@@ -19,6 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc import structure
+from tabsdc.codes import code_columns
 from tabsdc.errors import AdditivityError, HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import (
@@ -401,7 +402,7 @@ class Table:
         columns = dict(columns or {})
         require_columns(frame, [*dims, value, *columns.values()])
         require_numeric(frame, [value, *columns.values()])
-        codes = frame[list(dims)].astype(str)
+        codes = code_columns(frame, dims)
         hier = resolve_hierarchies(codes, dims, hierarchies, total, leaves_only=False)
         coords = code_positions(codes, dims, hier)
         indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))

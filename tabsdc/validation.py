@@ -185,15 +185,17 @@ def in_working_units(table: Table) -> tuple[Table, float]:
 def validate_table(table: Table) -> None:
     """Check a table before a method works on it; raise naming the first offending cell.
 
-    Checked: ``lb <= ub``, every value lies inside its a-priori bounds ``[lb, ub]`` (within
-    a relative 1e-9) and every relation holds (:meth:`tabsdc.Table.check_additivity`,
-    relative to the table's magnitude). Non-finite values and negative protection levels
-    are rejected when the table is built (:class:`tabsdc.Table`).
+    Checked: the table has a cell, ``lb <= ub``, every value lies inside its a-priori bounds
+    ``[lb, ub]`` (within a relative 1e-9) and every relation holds
+    (:meth:`tabsdc.Table.check_additivity`, relative to the table's magnitude). Non-finite
+    values and negative protection levels are rejected when the table is built
+    (:class:`tabsdc.Table`).
 
     Raises
     ------
     InputError
-        Crossed bounds or a value outside its bounds, naming the cell.
+        A table without cells; crossed bounds or a value outside its bounds, naming the
+        cell.
     AdditivityError
         A relation that does not hold, naming it with its cells and values.
 
@@ -208,6 +210,9 @@ def validate_table(table: Table) -> None:
     ...     print(error)
     1 relation(s) do not hold; first: relation 0: r=Total (17) = r=a (8) + r=b (8) (residual -1)
     """
+    if table.n_cells == 0:
+        raise InputError("the table has no cells: there is nothing to protect, audit, round "
+                         "or adjust")
     cells = table.cells
     values = cells["value"].to_numpy(float)
     lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)

@@ -12,9 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECKED = ("tabsdc", "microsdc", "sdcreport", "benchmarks", "examples", "tests")
 
 #: The core modules (docs/architecture.md, "Layers").
-CORE = ("tabsdc.table", "tabsdc.hierarchy", "tabsdc.structure", "tabsdc.inputs",
-        "tabsdc.network", "tabsdc.microdata", "tabsdc.microdata_dask", "tabsdc.validation",
-        "tabsdc.progress", "tabsdc.errors", "tabsdc.io", "tabsdc.io.jj")
+CORE = ("tabsdc.table", "tabsdc.hierarchy", "tabsdc.structure", "tabsdc.codes",
+        "tabsdc.inputs", "tabsdc.network", "tabsdc.microdata", "tabsdc.microdata_dask",
+        "tabsdc.validation", "tabsdc.progress", "tabsdc.errors", "tabsdc.io", "tabsdc.io.jj",
+        "tabsdc.io.csvfile")
 
 #: The method, interface and linked-table packages the core must not import.
 ABOVE_CORE = ("tabsdc.rules", "tabsdc.suppression", "tabsdc.audit", "tabsdc.rounding",

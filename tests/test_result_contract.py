@@ -57,6 +57,18 @@ def rounding_result():
     return round_table(table.with_columns(value=table.cells["freq"].to_numpy(float)), 2)
 
 
+def ckm_result():
+    from tabsdc.ckm import build_ptable, perturb_counts
+
+    rng = np.random.default_rng(3)
+    records = pd.DataFrame({"r": rng.choice(list("abc"), 60), "c": rng.choice(list("xy"), 60)})
+    return perturb_counts(records, ["r", "c"], build_ptable(3, 2.0, js=1), seed=2)
+
+
+def perturbation_statistics():
+    return ckm_result().statistics
+
+
 def adjustment_result():
     from tabsdc.cta import adjust
 
@@ -196,6 +208,8 @@ RESULTS = [
     ("SuppressionResult", suppression_result, "table", True),
     ("RoundingResult", rounding_result, "table", False),
     ("RoundingAudit", rounding_audit, None, True),
+    ("CKMResult", ckm_result, "table", False),
+    ("PerturbationStatistics", perturbation_statistics, None, False),
     ("TableStatistics", table_statistics, None, False),
     ("AdjustmentResult", adjustment_result, "table", True),
     ("MultivariateAdjustmentResult", multivariate_result, "tables", True),

@@ -322,6 +322,67 @@ class AuditResult:
             return self.table.cells.index[positions].tolist()
         return self.table.cell_labels(positions)
 
+    def why_not_protected(self) -> str:
+        """Why the verdict is negative, in one sentence (``""`` when protected): how many
+        sensitive cells miss which requirement, the first of them with its interval, and,
+        when every failing cell has protection levels 0, that no level asked for a
+        complementary suppression although the published cells give the cells away.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from tabsdc import Table
+        >>> from tabsdc.audit import audit
+        >>> zeros = Table.from_frame(pd.DataFrame({"r": ["Total", "a", "b"], "value": 0.0}),
+        ...                          ["r"]).with_columns(status=["s", "u", "u"])
+        >>> import textwrap
+        >>> print(textwrap.fill(audit(zeros).why_not_protected(), 88))
+        2 sensitive cells not protected: 2 exactly disclosed (an interval of one point); first
+        r=a = 0 in [0, 0]; their protection levels are all 0, so no complementary suppression
+        was needed to meet them, yet the published cells and the a-priori bounds give their
+        values away (each lies at its lower bound)
+        """
+        if self.protected:
+            return ""
+        f = self.failures
+        f = f[~(f["lower_ok"] & f["upper_ok"] & f["sliding_ok"] & ~f["exact"])]  # outsider's
+        insider = self._insider_sentence()
+        if not len(f):
+            return insider or (self.pq_attack.headline() if self.pq_attack is not None else "")
+        kinds = [(int(f["exact"].sum()), "exactly disclosed (an interval of one point)"),
+                 (int((~f["lower_ok"]).sum()), "below the lower protection level"),
+                 (int((~f["upper_ok"]).sum()), "below the upper protection level"),
+                 (int((~f["sliding_ok"]).sum()), "narrower than the sliding protection level"),
+                 (int(f["lower"].isna().sum()), "not attacked in time")]
+        first = f.iloc[0]
+        label = self.table.cell_labels(self.table.cells.index.get_indexer(f.index[:1]))[0]
+        sentence = (f"{len(f)} sensitive cells not protected: "
+                    + ", ".join(f"{n} {what}" for n, what in kinds if n)
+                    + f"; first {label} = {first['value']:g} in [{first['lower']:g}, "
+                      f"{first['upper']:g}]")
+        levels = f[["lpl", "upl", "spl"]].to_numpy(float)
+        if not levels.any():
+            at_bound = np.allclose(f["value"].to_numpy(float), self.table.cells["lb"].reindex(
+                f.index).to_numpy(float))
+            sentence += ("; their protection levels are all 0, so no complementary "
+                         "suppression was needed to meet them, yet the published cells and "
+                         "the a-priori bounds give their values away"
+                         + (" (each lies at its lower bound)" if at_bound else ""))
+        return sentence + (f"; {insider}" if insider else "")
+
+    def _insider_sentence(self) -> str:
+        """What the insider attack found, for :meth:`why_not_protected` (``""``: nothing)."""
+        if self.insider is None or self.insider.passed:
+            return ""
+        if not len(self.insider.pairs):
+            return (f"the insider attack was cut short by the time limit "
+                    f"({self.insider.unchecked:,} requirements not examined)")
+        first = self.insider_failures.iloc[0]
+        return (f"{len(self.insider.pairs)} sensitive cells narrowed below their levels by "
+                f"the respondent of another single-contributor cell; first the respondent "
+                f"of {first['insider']} puts {first['exposed']} = {first['value']:g} in "
+                f"[{first['lower']:g}, {first['upper']:g}]")
+
     def summary(self) -> str:
         f = self.frame
         sensitive = f["status"] == "u"

@@ -110,6 +110,7 @@ def run_adjust(args: argparse.Namespace) -> int:
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.verification.passed, "adjustment", "its checks")
     write_outputs(args, table=result.table, data=result.to_dict, every_cell=True,
+                  publishable=result.verification.passed,
                   report=lambda: Report(f"Controlled tabular adjustment of {args.input.name}"
                                         ).add(result.original.to_report(), result.to_report()))
     if result.interrupted:

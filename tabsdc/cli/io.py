@@ -1,16 +1,18 @@
 """Files of the ``tabsdc`` commands: reading the input table, checking and writing outputs.
 
 Readers turn every problem with a file (missing, a folder, empty, not UTF-8, not CSV) into a
-:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line. Writers
+:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line; they
+skip the confidentiality line of an internal CSV (:mod:`tabsdc.io.csvfile`). Writers
 go through :mod:`sdcreport.files`: outputs are checked by :func:`check_outputs` before the
-work starts and each is written whole or not at all.
+work starts and each is written whole or not at all. ``--publish`` goes through the one door
+(:func:`tabsdc.release.write_publishable`); every other output is internal and says so.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,73 +20,23 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
-from sdcreport.files import atomic_write, check_output_paths, write_text
+from sdcreport.files import (
+    CONFIDENTIAL,
+    CONFIDENTIAL_FIELD,
+    check_output_paths,
+    write_text,
+)
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
 from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
+from tabsdc.io.csvfile import input_file, read_csv_file
 from tabsdc.table import Table
 
 __all__ = [
-    "input_file", "read_csv_text", "read_records", "read_table", "hierarchies_from_specs",
+    "input_file", "read_table", "hierarchies_from_specs",
     "input_paths", "check_outputs", "write_json", "write_outputs",
 ]
-
-
-def input_file(path: Path) -> Path:
-    """``path``, checked to be an existing file (not a folder).
-
-    Raises
-    ------
-    InputError
-        The file does not exist or is a folder.
-    """
-    if path.is_dir():
-        raise InputError(f"{path} is a folder; give a file")
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    return path
-
-
-def read_csv_text(path: Path) -> str:
-    """The text of a CSV file (UTF-8, with or without a byte-order mark).
-
-    Raises
-    ------
-    InputError
-        The file is missing, a folder, empty, or not UTF-8 (the line of the first bad byte).
-    """
-    data = input_file(path).read_bytes()
-    if not data.strip():
-        raise InputError(f"{path} is empty")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}: line {line} is not UTF-8 text (byte "
-                         f"{data[error.start]:#04x}); save the file as UTF-8") from None
-
-
-def read_records(path: Path, codes: Sequence[str] = ()) -> pd.DataFrame:
-    """A CSV of records (or interior cells), indexed by the line of the file each record is on
-    (the header is line 1), so that every error names the line; ``codes`` columns as text.
-
-    Raises
-    ------
-    InputError
-        The file is missing, empty, not UTF-8, holds a header only, or is not valid CSV.
-    """
-    text = read_csv_text(path)
-    try:
-        data = pd.read_csv(io.StringIO(text), dtype=dict.fromkeys(codes, str))
-    except pd.errors.EmptyDataError:
-        raise InputError(f"{path} is empty") from None
-    except pd.errors.ParserError as error:
-        raise InputError(f"{path} is not a valid CSV file: {error}".strip()) from None
-    if data.empty:
-        raise InputError(f"{path} has a header but no records")
-    data.index = pd.RangeIndex(2, len(data) + 2, name="line")
-    return data
 
 
 def read_table(args: argparse.Namespace) -> Table:
@@ -99,7 +51,9 @@ def read_table(args: argparse.Namespace) -> Table:
         return Table.from_jj(input_file(args.input))
     if not args.dims:
         raise InputError("--dims is required for CSV input")
-    data = read_records(args.input, args.dims)
+    numbers = ([args.value or "value", args.freq_column, *(args.top_columns or ())]
+               if args.aggregated else [args.value, args.weight])
+    data = read_csv_file(args.input, numbers=[c for c in numbers if c])
     hierarchies = hierarchies_from_specs(args.hierarchy, data)
     if args.aggregated:
         return Table.from_aggregated(data, args.dims, args.value or "value",
@@ -130,7 +84,7 @@ def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str
                              "one hierarchy per dimension")
         if source.lower().endswith(".csv"):
             path = Path(source)
-            frame = pd.read_csv(io.StringIO(read_csv_text(path)), dtype=str)
+            frame = read_csv_file(path)
             try:
                 hierarchies[dim] = Hierarchy.from_parent_child(frame)
             except TabSDCError as error:
@@ -140,7 +94,7 @@ def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str
             missing = [c for c in columns if c not in data.columns]
             if missing:
                 raise InputError(f"--hierarchy {spec!r}: no column {missing[0]!r} in the data")
-            hierarchies[dim] = Hierarchy.from_levels(data[columns].astype(str))
+            hierarchies[dim] = Hierarchy.from_levels(data[columns])
     return hierarchies
 
 
@@ -178,8 +132,10 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def write_json(data: dict[str, Any], path: Path) -> None:
     """Write a result's machine-readable summary (NaN and infinities as null), whole or not
-    at all."""
-    write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
+    at all; its first field says it is confidential
+    (:data:`sdcreport.files.CONFIDENTIAL_FIELD`)."""
+    field, note = CONFIDENTIAL_FIELD
+    write_text(path, json.dumps({field: note, **jsonable(data)}, indent=2, allow_nan=False))
     print(f"result written to {path}")
 
 
@@ -190,15 +146,18 @@ def write_outputs(
     data: Callable[[], dict[str, Any]] | None = None,
     report: Callable[[], Report] | None = None,
     every_cell: bool = False,
+    publishable: bool = True,
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
     ``report`` (``--html``, ``--report``), each whole or not at all.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
-    their new values). Each file written is appended to ``args.written``.
+    their new values). A result that is not ``publishable`` (not protected, a check failed)
+    gets no ``--publish`` file, said on standard error; its other outputs are written, to
+    show what failed. Each file written is appended to ``args.written``.
     """
-    from tabsdc.release import write_publishable
+    from tabsdc.release import write_internal_table, write_publishable
 
     built = []
 
@@ -209,14 +168,13 @@ def write_outputs(
 
     written = getattr(args, "written", [])
     if getattr(args, "out", None) is not None and table is not None:
-        if args.out.suffix.lower() == ".jj":
-            table.to_jj(args.out)
-        else:
-            with atomic_write(args.out, encoding="utf-8", newline="") as stream:
-                table.to_frame().to_csv(stream, index=False)
+        write_internal_table(table, args.out)
         written.append(args.out)
-        print(f"table written to {args.out}")
-    if getattr(args, "publish", None) is not None and table is not None:
+        print(f"table written to {args.out} ({CONFIDENTIAL})")
+    if getattr(args, "publish", None) is not None and table is not None and not publishable:
+        print(f"--publish: nothing written to {args.publish}: the result is not protected or "
+              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
+    elif getattr(args, "publish", None) is not None and table is not None:
         published = table.with_columns(status="s") if every_cell else table
         write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
         written.append(args.publish)

@@ -31,6 +31,7 @@ from tabsdc import interrupts
 from tabsdc.cli.adjust import add_adjust_command
 from tabsdc.cli.argus import add_argus_command
 from tabsdc.cli.audit import add_audit_command
+from tabsdc.cli.ckm import add_ckm_command, add_ptable_command
 from tabsdc.cli.demo import add_demo_command
 from tabsdc.cli.io import check_outputs
 from tabsdc.cli.options import Commands, KeptBest
@@ -57,7 +58,8 @@ Registration = Callable[[Commands], None]
 #: setting ``run``), appended here.
 COMMANDS: list[Registration] = [
     add_rules_command, add_protect_command, add_audit_command, add_round_command,
-    add_adjust_command, add_demo_command, add_argus_command, add_ui_command,
+    add_ptable_command, add_ckm_command, add_adjust_command, add_demo_command,
+    add_argus_command, add_ui_command,
 ]
 
 #: Errors of every program that are the user's to fix (exit status 2).

@@ -86,10 +86,10 @@ def run_protect(args: argparse.Namespace) -> int:
         print("tabsdc protect: no protecting pattern within the time limit: nothing written "
               "(raise --time-limit)", file=sys.stderr)
         return 1
-    write_outputs(args, table=result.table, data=result.to_dict, report=lambda: Report(
-        f"Suppression of {args.input.name}").add(
-            result.table.to_report(), *([rules.to_report()] if rules else []),
-            result.to_report(), result.audit.to_report()))
+    write_outputs(args, table=result.table, data=result.to_dict, publishable=result.protected,
+                  report=lambda: Report(f"Suppression of {args.input.name}").add(
+                      result.table.to_report(), *([rules.to_report()] if rules else []),
+                      result.to_report(), result.audit.to_report()))
     if result.interrupted:
         raise kept_best("audit-clean pattern", result.status, result.stats.gap)
     return 0 if result.protected else 1

@@ -16,7 +16,6 @@ its MILP has found so far (exit status 130).
 from __future__ import annotations
 
 import argparse
-import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,13 +23,7 @@ import numpy as np
 import pandas as pd
 
 from sdcreport import Report, Section
-from tabsdc.cli.io import (
-    hierarchies_from_specs,
-    input_file,
-    read_csv_text,
-    read_records,
-    write_outputs,
-)
+from tabsdc.cli.io import hierarchies_from_specs, input_file, write_outputs
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -43,6 +36,7 @@ from tabsdc.cli.options import (
     refuse_unchecked,
 )
 from tabsdc.errors import InputError
+from tabsdc.io.csvfile import read_csv_file, with_numbers
 from tabsdc.rounding import METHODS, choose_base, round_table
 from tabsdc.table import Table
 
@@ -153,14 +147,15 @@ def read_round_input(
 
 
 def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]) -> Table:
-    header = list(pd.read_csv(io.StringIO(read_csv_text(path)), nrows=0).columns)
+    frame = read_csv_file(path)
+    header = list(frame.columns)
     if "value" not in header:
         raise InputError(f"{path}: no 'value' column (columns: {', '.join(header)})")
     dims = list(dims) if dims else header[:header.index("value")]
     if not dims:
         raise InputError(f"{path}: no dimension columns before 'value'; name them with --dims")
 
-    frame = read_records(path, dims)
+    frame = with_numbers(frame, [c for c in header if c not in dims])
     table = Table.from_frame(frame, dims, hierarchies=hierarchies_from_specs(specs, frame))
     others = frame.drop(columns=[*dims, "value"]).set_index(frame[dims].apply(tuple, axis=1)
                                                             if len(dims) > 1 else frame[dims[0]])

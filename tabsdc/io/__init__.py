@@ -1,1 +1,1 @@
-"""Table formats: JJ (tau-ARGUS / sdcTable interchange)."""
+"""Table formats: JJ (tau-ARGUS / sdcTable interchange); CSV files as the toolkit reads them."""

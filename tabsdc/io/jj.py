@@ -147,13 +147,14 @@ def parse_jj(text: str) -> Table:
     ------
     JJFormatError
         Naming the line and what is wrong with it: a first line other than ``0``; a count
-        line that is not one non-negative integer; fewer cell lines than announced (the file
-        ends, or a relation line comes first); a cell line without exactly 9 fields, with a
-        non-numeric or non-finite field, a status other than ``s u z m x w``, or an index
-        other than its position; a relation line without ``:``, with a non-numeric
-        right-hand side, term count, cell or coefficient, a term count ``k`` other than the
-        number of ``cell (coef)`` pairs, a cell outside ``0 .. n-1``, the same cell twice, or
-        stray text; fewer relation lines than announced; anything after the last relation.
+        line that is not one non-negative integer; a table of 0 cells; fewer cell lines than
+        announced (the file ends, or a relation line comes first); a cell line without
+        exactly 9 fields, with a non-numeric or non-finite field, a status other than
+        ``s u z m x w``, or an index other than its position; a relation line without ``:``,
+        with a non-numeric right-hand side, term count, cell or coefficient, a term count
+        ``k`` other than the number of ``cell (coef)`` pairs, a cell outside ``0 .. n-1``,
+        the same cell twice, or stray text; fewer relation lines than announced; anything
+        after the last relation.
 
     Examples
     --------
@@ -168,6 +169,9 @@ def parse_jj(text: str) -> Table:
             f"line {numbers[0]}: the first line must be 0, found {_shorten(lines[0])!r}"
         )
     n = _header_int(lines, numbers, 1, "the number of cells")
+    if n == 0:
+        raise JJFormatError(f"line {numbers[1]}: the table has no cells (the number of cells "
+                            "is 0); a JJ file holds at least one cell")
     cells = _parse_cells(lines[2 : 2 + n], numbers[2 : 2 + n], n, numbers[1])
     m = _header_int(lines, numbers, 2 + n, "the number of relations")
     first, stop = 3 + n, 3 + n + m

@@ -106,18 +106,26 @@ def optimal_pattern(
     cost = np.where(fixed_on, 0.0, cost)  # the objective counts new suppressions only
     removable = ~fixed_on & ~fixed_off
     # incumbent from the heuristic: an upper bound and the fallback under a time limit
-    def repair(start: np.ndarray) -> np.ndarray | None:
+    def repair(start: np.ndarray, report: Callable[[str], None] | None = None
+               ) -> np.ndarray | None:
         """Complete a pattern by routing; then drop what routing added and is not needed
-        (None: the deadline came first)."""
+        (None: the deadline came first); ``report`` receives the routing's progress."""
         pattern, certificates, complete = heuristic_pattern(
-            reqs, attacker, router, cost, start, labels, deadline=deadline)
+            reqs, attacker, router, cost, start, labels, report, deadline=deadline)
         if not complete:
             return None
         return clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates,
-                        deadline=deadline)
+                        report, deadline=deadline)
 
-    best = repair(fixed_on)
+    if progress is not None:
+        progress(f"optimal: {len(reqs)} protection requirements on {n} cells; first a "
+                 "protecting pattern by routing (the incumbent)")
+    best = repair(fixed_on, progress)
     best_cost = np.inf if best is None else float(cost @ best)
+    if progress is not None:
+        progress("incumbent: " + ("none before the time limit" if best is None else
+                                  f"cost {best_cost:.6g}") + "; then cuts from the LP "
+                 "relaxation, and rounds of the master MILP")
     tie = _tie_breaker(cost)
     seeds = seed_rows(A, reqs, n)
     relaxation = LinearProgram(

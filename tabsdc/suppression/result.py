@@ -126,19 +126,8 @@ class SuppressionResult:
         if self.audit.insider is not None:
             lines.append("  " + self.audit.insider.headline())
         lines.append("  audit: " + ("every primary cell protected" if self.protected
-                                    else f"{len(self.audit.failures)} primary cells NOT "
-                                    "protected" + self._insider_failures()))
+                                    else f"NOT protected: {self.audit.why_not_protected()}"))
         return "\n".join(lines)
-
-    def _insider_failures(self) -> str:
-        """What the insider attack left open, for the summary's audit line."""
-        insider = self.audit.insider
-        if insider is None or insider.passed:
-            return ""
-        if not insider.complete:
-            return " (the insider attack was cut short by the time limit)"
-        return (f", {len(insider.pairs):,} of them narrowed by the respondent of another "
-                "single-contributor cell (AuditResult.insider_failures)")
 
     def to_frame(self) -> pd.DataFrame:
         """Suppressed cells with value, status, cost and their audit intervals (empty when

@@ -36,7 +36,7 @@ def _outcome_text(case: Case, outcome: Outcome, folder: Path) -> str:
 
 def table() -> str:
     """The markdown table: one row per case, with the outcome it gets today."""
-    rows = ["| # | bad input | command or call | outcome |", "|---|---|---|---|"]
+    rows = ["| # | category | bad input | command or call | outcome |", "|---|---|---|---|---|"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for number, case in enumerate(CASES, 1):
@@ -44,7 +44,7 @@ def table() -> str:
                 folder = Path(tmp)
                 write_inputs(folder, case)
                 outcome = run_case(case, folder)
-                rows.append(f"| {number} | {case.what} | {case.where} | "
+                rows.append(f"| {number} | {case.category} | {case.what} | {case.where} | "
                             f"{_outcome_text(case, outcome, folder)} |")
     return "\n".join(rows)
 

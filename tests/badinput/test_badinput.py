@@ -8,7 +8,7 @@ from microsdc.errors import MicroSDCError
 from sdcreport.files import OutputPathError
 from tabsdc.errors import TabSDCError
 
-from .cases import CASES, Case, run_case, write_inputs
+from .cases import CASES, CATEGORIES, Case, run_case, write_inputs
 
 #: Error types of the toolkit an API case may raise.
 TOOLKIT_ERRORS = (TabSDCError, MicroSDCError, OutputPathError)
@@ -36,6 +36,13 @@ def test_bad_input_is_answered_clearly_and_harms_nothing(case: Case, tmp_path):
     if case.accepted:
         assert outcome.status in (0, 1) or (outcome.status is None and outcome.error is None)
         assert set(after) > set(before) or case.id.endswith("force")
+    elif case.verdict:
+        assert outcome.status == 1, outcome.message
+        assert case.expect in outcome.message
+        assert {name: after.get(name) for name in before} == before  # inputs unchanged
+    if case.accepted or case.verdict:
+        if case.check is not None:
+            case.check(tmp_path, outcome)
         return
     if callable(case.run):
         assert outcome.error is not None, "no error raised"
@@ -54,7 +61,8 @@ def _error_class(qualified: str) -> type:
     return getattr(importlib.import_module(module), name)
 
 
-def test_the_suite_has_forty_distinct_bad_inputs():
-    rejected = [c for c in CASES if not c.accepted]
-    assert len({c.id for c in CASES}) == len(CASES)
-    assert len(rejected) >= 40
+def test_the_suite_has_a_hundred_distinct_cases_in_every_category():
+    assert len({c.id for c in CASES}) == len(CASES) >= 100
+    assert {c.category for c in CASES} == set(CATEGORIES)
+    assert all(sum(c.category == name for c in CASES) >= 5 for name in CATEGORIES)
+    assert len([c for c in CASES if not c.accepted and not c.verdict]) >= 80

@@ -127,7 +127,7 @@ def test_study_on_a_csv(tmp_path, capsys):
     (["compare", "{infinite}", "{infinite}", "--vars", "a", "--json", "{dir}/c.json"],
      "column 'a' of {infinite} is not numeric ('x' on line 6)"),
     (["mask", "{header}", "--method", "mdav", "--out", "{dir}/o.csv"],
-     "{header} has no records (only a header)"),
+     "{header} has a header but no records"),
 ])
 def test_user_errors_exit_2_without_traceback(original_csv, tmp_path, capsys, argv, message):
     holes = tmp_path / "holes.csv"

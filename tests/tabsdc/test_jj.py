@@ -286,10 +286,9 @@ def test_status_map_and_bad_cells_in_the_writer():
         format_jj(small_table(lb=[np.inf, 0, 0]))
 
 
-def test_empty_table():
-    table = Table(pd.DataFrame({"value": np.zeros(0)}), np.zeros((0, 0)), [])
-    assert format_jj(table) == "0\n0\n0\n"
-    assert parse_jj("0\n0\n0\n").n_cells == 0
+def test_a_table_without_cells_is_refused():
+    with pytest.raises(JJFormatError, match="line 2: the table has no cells"):
+        parse_jj("0\n0\n0\n")
 
 
 # -- what the reader accepts ----------------------------------------------------------------------

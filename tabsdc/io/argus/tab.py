@@ -7,22 +7,27 @@ frequency, the largest contributions, the cost, the status (``S`` safe, ``U`` un
 The ``.rda`` describes these columns and names one ``.hrc`` per dimension, so tau-ARGUS (and
 :func:`tabsdc.io.argus.tables.tabular_table`) reads the same table back. A-priori bounds
 are not part of a ``.tab``: :func:`tabsdc.io.argus.apriori.write_hst` writes them.
+
+A ``.tab`` holds the value of every cell: it is an internal file. Its ``.rda`` says so on its
+first line, a ``//`` comment (:data:`sdcreport.files.CONFIDENTIAL`), which tau-ARGUS's and
+this toolkit's readers skip; the ``.tab`` and ``.hrc`` formats allow no comment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import CONFIDENTIAL, write_text
 from tabsdc.errors import InputError
 from tabsdc.io.argus.hrc import write_hrc
-from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
+from tabsdc.io.argus.metadata import Metadata, Variable, format_rda
 from tabsdc.table import Table
 
-__all__ = ["write_tab", "tab_status_codes", "format_numbers"]
+__all__ = ["write_tab", "tab_files", "tab_status_codes", "format_numbers"]
 
 
 def tab_status_codes(table: Table) -> np.ndarray:
@@ -46,6 +51,19 @@ def format_numbers(values: np.ndarray) -> np.ndarray:
     """
     text = pd.Series(np.asarray(values, dtype=float).astype(str))
     return text.str.replace(r"\.0$", "", regex=True).to_numpy(dtype=object)
+
+
+def tab_files(path: Path, dims: Sequence[str]) -> tuple[Path, ...]:
+    """The files :func:`write_tab` writes for a table with spanning variables ``dims``: the
+    ``.tab``, its ``.rda`` and one ``<stem>_<dim>.hrc`` per variable.
+
+    Examples
+    --------
+    >>> [p.name for p in tab_files(Path("out/t.tab"), ["Size", "Region"])]
+    ['t.tab', 't.rda', 't_Size.hrc', 't_Region.hrc']
+    """
+    return (path, path.with_suffix(".rda"),
+            *(path.with_name(f"{path.stem}_{dim}.hrc") for dim in dims))
 
 
 def write_tab(table: Table, path: str | Path, *, response: str = "value", decimals: int = 0,
@@ -83,9 +101,10 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     index = cells.index.to_frame(index=False)
     columns: dict[str, np.ndarray] = {}
     variables: list[Variable] = []
+    hrc_files = tab_files(path, table.dims)[2:]
     for position, dim in enumerate(table.dims):
         hierarchy = table.hierarchies[dim]
-        hrc = write_hrc(hierarchy, path.with_name(f"{path.stem}_{dim}.hrc"))
+        hrc = write_hrc(hierarchy, hrc_files[position])
         columns[dim] = ('"' + index.iloc[:, position].astype(str) + '"').to_numpy()
         variables.append(Variable(dim, explanatory=True, total_code=hierarchy.root,
                                   hierarchical=True, hierarchy_file=hrc.name))
@@ -120,5 +139,6 @@ def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path
                                  lineterminator="\n")
     metadata = Metadata(tuple(variables), kind="table", separator=";",
                         path=str(path.with_suffix(".rda")))
-    write_rda(metadata, path.with_suffix(".rda"))
+    write_text(path.with_suffix(".rda"), f"// {CONFIDENTIAL}\n" + format_rda(metadata),
+               encoding="latin-1")
     return metadata

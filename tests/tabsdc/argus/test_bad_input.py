@@ -82,7 +82,7 @@ def test_impossible_safety_rule(job, capsys, rule, message):
 @pytest.mark.parametrize("command, message", [
     ("<CKM> 1", "<CKM>: cell-key perturbation is not part of this toolkit"),
     ("<SUPPRESS> CKM(1)", "cell-key perturbation is not part of this toolkit"),
-    ("<SUPPRESS> MOD(0)", "table number 0 (linked tables) is not supported"),
+    ("<SUPPRESS> RND(0,5)", "table number 0 (linked tables) is possible with GH, MOD, OPT"),
     ("<SUPPRESS> OPT(2)", "table 2 does not exist"),
     ("<WRITETABLE> (1,7,,\"x.txt\")", "WRITETABLE type 7"),
     ("<WRITETABLE> (1,6,TR+,\"x.jj\")", "TR+ is not supported"),
