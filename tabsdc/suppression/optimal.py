@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import Insiders
 from tabsdc.errors import SolverError
 from tabsdc.progress import Deadline
 from tabsdc.solver import HighsModel, LinearProgram
@@ -67,8 +68,13 @@ class CutLoopStats:
     time_limited: bool = False
 
 
-def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_array:
-    """For each primary and each relation holding it: the other cells sum to >= 1."""
+def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
+              insiders: Insiders | None = None) -> sp.csr_array:
+    """For each primary and each relation holding it: the other cells sum to >= 1 (else the
+    relation gives it away). With respondents (``insiders``), for each relation whose
+    primaries other than a primary j are all one respondent's cells (a respondent attacking
+    j): the cells other than j and that respondent's sum to >= 1 (else the respondent
+    computes j from the relation)."""
     primaries = np.unique([r.cell for r in reqs])
     A = sp.csr_array(A)
     AT = A.T.tocsr()
@@ -79,9 +85,35 @@ def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_ar
             block = (A[relations] != 0).astype(float).tolil()
             block[:, i] = 0
             rows.append(sp.csr_array(block))
+    if insiders is not None:
+        rows.append(_insider_seed_rows(A, primaries, insiders, n))
     if not rows:
         return sp.csr_array((0, n))
     return sp.vstack(rows, format="csr")
+
+
+def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,
+                       n: int) -> sp.csr_array:
+    """The respondents' rows of :func:`seed_rows` (only relations with two or more
+    primaries, one of them a respondent's, are looked at)."""
+    primary = np.zeros(n, dtype=bool)
+    primary[primaries] = True
+    pattern = sp.csr_array(A != 0, dtype=float)
+    grouped = primary & (insiders.group >= 0)
+    candidates = np.flatnonzero((pattern @ primary >= 2) & (pattern @ grouped >= 1))
+    cells_of_rows = []
+    for r in candidates.tolist():
+        cells = A.indices[A.indptr[r]:A.indptr[r + 1]]
+        held = cells[primary[cells]]
+        for g in np.unique(insiders.group[held][insiders.group[held] >= 0]).tolist():
+            others = held[insiders.group[held] != g]
+            if len(others) == 1 and len(insiders.attacking(np.array([g]), int(others[0]))):
+                cells_of_rows.append(cells[(insiders.group[cells] != g) & (cells != others[0])])
+    if not cells_of_rows:
+        return sp.csr_array((0, n))
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c in cells_of_rows])])
+    return sp.csr_array((np.ones(indptr[-1]), np.concatenate(cells_of_rows), indptr),
+                        shape=(len(cells_of_rows), n))
 
 
 def optimal_pattern(
@@ -127,7 +159,7 @@ def optimal_pattern(
                                   f"cost {best_cost:.6g}") + "; then cuts from the LP "
                  "relaxation, and rounds of the master MILP")
     tie = _tie_breaker(cost)
-    seeds = seed_rows(A, reqs, n)
+    seeds = seed_rows(A, reqs, n, attacker.insiders)
     relaxation = LinearProgram(
         c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
