@@ -25,7 +25,9 @@ from tabsdc.progress import Deadline
 from tabsdc.suppression import suppress
 from tabsdc.table import HIDDEN_STATUSES
 
-METHODS = ["optimal", "heuristic", "modular", "hypercube", "auto"]
+#: The methods of the random tables (``auto`` runs ``optimal`` on tables this small; it is
+#: tested on the README table, as are the network method's tables below).
+METHODS = ["optimal", "heuristic", "modular", "hypercube"]
 
 
 def survey(seed: int, dims: int, records: int) -> tuple[pd.DataFrame, list[str], Table]:
@@ -152,7 +154,7 @@ def test_the_audit_agrees_with_an_independent_insider_attacker(seed, dims, extra
 
 
 @pytest.mark.slow
-@settings(max_examples=3, deadline=None)
+@settings(max_examples=2, deadline=None)
 @given(seed=st.integers(0, 10_000), dims=st.sampled_from([2, 3]))
 @example(seed=11, dims=2)
 @example(seed=5, dims=3)
