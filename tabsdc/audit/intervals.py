@@ -201,8 +201,10 @@ class IntervalAttack:
         return Intervals(lower, upper, status, self.n_components, solves,
                          perf_counter() - start)
 
-    def _problem(self, members: np.ndarray) -> LinearProgram | None:
-        """The LP of one block (None when no relation links it to the published table)."""
+    def block_problem(self, members: np.ndarray) -> LinearProgram | None:
+        """The LP of one block: ``members`` are positions in :attr:`hidden_cells` (sorted,
+        e.g. ``np.flatnonzero(self.component == k)``), its columns in that order; None when
+        no relation links the block to the published table."""
         sub = self.A_hidden[:, members].tocsr()
         rows = np.flatnonzero(np.diff(sub.indptr) > 0)
         if len(rows) == 0:
@@ -219,7 +221,7 @@ class IntervalAttack:
         self, members: np.ndarray, columns: np.ndarray, done: int, reporter: ProgressReporter,
         deadline: Deadline
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        problem = self._problem(members)
+        problem = self.block_problem(members)
         n = len(columns)
         if problem is None:  # nothing links these cells to the published table
             at = members[columns]
@@ -250,7 +252,7 @@ class IntervalAttack:
         self, members: np.ndarray, columns: np.ndarray, deadline: Deadline,
         n_jobs: int | None, client: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        problem = self._problem(members)
+        problem = self.block_problem(members)
         if problem is None or self.solver != "highs":
             return self._component(members, columns, 0, ProgressReporter(None, "", 1),
                                    deadline)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import InsiderAttack, Insiders, insider_attack, insider_groups
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.audit.witnesses import (
@@ -56,6 +57,7 @@ def audit(
     integer: bool = False,
     release_intervals: bool = False,
     witnesses: sp.sparray | sp.spmatrix | Literal["search"] | None = None,
+    singletons: bool = True,
     solver: str = "highs",
     time_limit: float | None = None,
     tol: float = 1e-6,
@@ -100,6 +102,13 @@ def audit(
         not settle has status ``"unsettled"`` and NaN bounds: the verdict does not depend on
         it, and only an LP over the whole pattern would say whether it is disclosed.
         Ignored with ``integer`` or ``release_intervals`` (both need exact intervals).
+    singletons : bool
+        Also run the insider attack (:mod:`tabsdc.audit.insider`) where the table has
+        frequencies: the respondent of each hidden single-contributor primary
+        (``freq == 1``) knows its value, and every other sensitive cell must keep its
+        protection levels over the polytope with that value fixed. Failing pairs are in
+        :attr:`AuditResult.insider` and make the table not protected. The attack is on the
+        LP polytope (also with ``integer``).
     solver, time_limit
         Solver name (``"highs"`` keeps one model per block of hidden cells) and the seconds
         the whole audit may take; bounds it does not reach stay uncomputed, their cells count
@@ -163,12 +172,13 @@ def audit(
     deadline = Deadline(time_limit)
     hidden_cells = np.flatnonzero(hidden)
     settled = derived = np.zeros(len(hidden_cells), dtype=bool)
+    groups = _respondents(working, hidden) if singletons else None
     proof = None
     if witnesses is not None and not integer and not release_intervals:
         if isinstance(witnesses, str):
             check_choice("witnesses", witnesses, ("search",))
             witnesses = search_witnesses(working, hidden, prior, q, progress, deadline,
-                                         n_jobs=n_jobs, client=client)
+                                         insiders=groups, n_jobs=n_jobs, client=client)
         proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
                                                  deadline, progress, (n_jobs, client))
     attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
@@ -187,6 +197,15 @@ def audit(
                                         np.floor(ub + 1e-9), integer=True, solver=solver,
                                         time_limit=time_limit).intervals(progress)
     frame = _verdicts(table, attack.hidden_cells, lp, integer_bounds, tol, unit)
+    insider = None
+    if groups is not None:
+        insider = _insider_attack(working, attack, frame, groups, proof, tol, unit, deadline,
+                                  progress)
+    if insider is not None:
+        exposed = np.zeros(table.n_cells, dtype=bool)
+        exposed[insider.pairs["exposed"].to_numpy(np.int64)] = True
+        frame["insider_ok"] = ~exposed[attack.hidden_cells]
+        frame["protected"] &= frame["insider_ok"]
     pq_attack = None
     if release_intervals:
         from tabsdc.audit.pq_attack import pq_interval_attack
@@ -196,7 +215,7 @@ def audit(
     return AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
                        prior=_describe_prior(prior, q), pq_attack=pq_attack,
                        seconds=perf_counter() - start,
-                       witnesses=0 if proof is None else proof.n_valid)
+                       witnesses=0 if proof is None else proof.n_valid, insider=insider)
 
 
 @dataclass(frozen=True)
@@ -227,6 +246,11 @@ class AuditResult:
         Witnesses that passed the checks (cells they settle have ``solver_status ==
         "witness"`` in :attr:`frame`: their ``lower``/``upper`` are proven inner bounds,
         the exact interval is at least that wide).
+    insider : InsiderAttack or None
+        The insider attack (:mod:`tabsdc.audit.insider`; None when it did not run: no
+        frequencies, no hidden single-contributor primary, or ``singletons=False``). Its
+        failing pairs are :attr:`insider_failures`; a cell some respondent narrows has
+        ``insider_ok`` False (and ``protected`` False) in :attr:`frame`.
     """
 
     table: Table
@@ -237,6 +261,7 @@ class AuditResult:
     pq_attack: PQAttackResult | None
     seconds: float = 0.0
     witnesses: int = 0
+    insider: InsiderAttack | None = None
 
     @property
     def original(self) -> Table:
@@ -251,8 +276,9 @@ class AuditResult:
     @property
     def complete(self) -> bool:
         """Every bound was computed (no time limit cut the audit short)."""
-        return self.intervals.complete and (self.integer_intervals is None
-                                            or self.integer_intervals.complete)
+        return (self.intervals.complete
+                and (self.integer_intervals is None or self.integer_intervals.complete)
+                and (self.insider is None or self.insider.complete))
 
     @property
     def status(self) -> str:
@@ -264,15 +290,37 @@ class AuditResult:
 
     @property
     def protected(self) -> bool:
-        """True when every sensitive cell is protected (and, when intervals are to be
-        released, the p/q-interval attack reveals nothing)."""
+        """True when every sensitive cell is protected, against the outside intruder and
+        every single-contributor respondent (and, when intervals are to be released, the
+        p/q-interval attack reveals nothing)."""
         revealed = self.pq_attack is not None and self.pq_attack.revealed.any()
-        return bool(self.frame["protected"].all()) and not revealed
+        insiders_fail = self.insider is not None and not self.insider.passed
+        return bool(self.frame["protected"].all()) and not revealed and not insiders_fail
 
     @property
     def failures(self) -> pd.DataFrame:
         """Sensitive cells that are not protected."""
         return self.frame[~self.frame["protected"]]
+
+    @property
+    def insider_failures(self) -> pd.DataFrame:
+        """The (respondent, sensitive cell) pairs the insider attack breaks: ``insider``
+        (the respondent's single-contributor cell) and ``exposed`` as cell labels, the
+        exposed cell's value, its interval with the respondent's cells fixed and its
+        levels (empty when the attack did not run or found nothing)."""
+        columns = ["insider", "exposed", "value", "lower", "upper", "lpl", "upl", "spl",
+                   "status"]
+        if self.insider is None:
+            return pd.DataFrame(columns=columns)
+        pairs = self.insider.pairs[columns].copy()
+        for column in ("insider", "exposed"):
+            pairs[column] = self._labels(pairs[column].to_numpy(np.int64))
+        return pairs
+
+    def _labels(self, positions: np.ndarray) -> list:
+        if not self.table.dims:
+            return self.table.cells.index[positions].tolist()
+        return self.table.cell_labels(positions)
 
     def why_not_protected(self) -> str:
         """Why the verdict is negative, in one sentence (``""`` when protected): how many
@@ -297,8 +345,10 @@ class AuditResult:
         if self.protected:
             return ""
         f = self.failures
+        f = f[~(f["lower_ok"] & f["upper_ok"] & f["sliding_ok"] & ~f["exact"])]  # outsider's
+        insider = self._insider_sentence()
         if not len(f):
-            return self.pq_attack.headline() if self.pq_attack is not None else ""
+            return insider or (self.pq_attack.headline() if self.pq_attack is not None else "")
         kinds = [(int(f["exact"].sum()), "exactly disclosed (an interval of one point)"),
                  (int((~f["lower_ok"]).sum()), "below the lower protection level"),
                  (int((~f["upper_ok"]).sum()), "below the upper protection level"),
@@ -318,7 +368,20 @@ class AuditResult:
                          "suppression was needed to meet them, yet the published cells and "
                          "the a-priori bounds give their values away"
                          + (" (each lies at its lower bound)" if at_bound else ""))
-        return sentence
+        return sentence + (f"; {insider}" if insider else "")
+
+    def _insider_sentence(self) -> str:
+        """What the insider attack found, for :meth:`why_not_protected` (``""``: nothing)."""
+        if self.insider is None or self.insider.passed:
+            return ""
+        if not len(self.insider.pairs):
+            return (f"the insider attack was cut short by the time limit "
+                    f"({self.insider.unchecked:,} requirements not examined)")
+        first = self.insider_failures.iloc[0]
+        return (f"{len(self.insider.pairs)} sensitive cells narrowed below their levels by "
+                f"the respondent of another single-contributor cell; first the respondent "
+                f"of {first['insider']} puts {first['exposed']} = {first['value']:g} in "
+                f"[{first['lower']:g}, {first['upper']:g}]")
 
     def summary(self) -> str:
         f = self.frame
@@ -348,9 +411,18 @@ class AuditResult:
         if self.integer_intervals is not None:
             lines.append(f"  integer bounds tighter than LP bounds: "
                          f"{int(f['integer_tighter'].sum())} cells")
+        if self.insider is not None:
+            lines.append("  " + self.insider.headline())
+            for r in self.insider_failures.head(10).itertuples():
+                lines.append(f"    the respondent of {r.insider} puts {r.exposed} in "
+                             f"[{r.lower:.6g}, {r.upper:.6g}] (value {r.value:.6g}, levels "
+                             f"-{r.lpl:.6g} / +{r.upl:.6g})")
+            if len(self.insider.pairs) > 10:
+                lines.append(f"    ... {len(self.insider.pairs) - 10:,} more "
+                             "(AuditResult.insider_failures)")
         if self.pq_attack is not None:
             lines.append("  " + self.pq_attack.headline())
-        if not self.complete:
+        if not self.intervals.complete:
             missing = int((self.intervals.status == "not computed").sum())
             lines.append(f"  time limit reached: {missing} hidden cells not attacked (counted "
                          "as not protected)")
@@ -376,6 +448,16 @@ class AuditResult:
         ]
         out: dict[str, Any] = {"status": self.status, "protected": self.protected,
                                "seconds": self.seconds, "prior": self.prior, "cells": cells}
+        if self.insider is not None:
+            i = self.insider
+            out["insider"] = {
+                "respondents": i.respondents, "pairs_in_blocks": i.pairs_in_blocks,
+                "complete": i.complete, "seconds": i.seconds,
+                "failing": [{"insider": r.insider, "exposed": r.exposed,
+                             "value": float(r.value), "lower": _finite(r.lower),
+                             "upper": _finite(r.upper), "lpl": float(r.lpl),
+                             "upl": float(r.upl), "spl": float(r.spl)}
+                            for r in self.insider_failures.itertuples()]}
         if self.pq_attack is not None:
             out["pq_attack"] = self.pq_attack.to_dict()
         return out
@@ -400,6 +482,9 @@ class AuditResult:
             "unprotected sensitive cells": int((~f["protected"]).sum()),
             "exactly disclosed cells": int(f["exact"].sum()),
             "independent blocks": self.intervals.n_components,
+            **({} if self.insider is None else {
+                "single-contributor respondents": self.insider.respondents,
+                "pairs the insider attack breaks": len(self.insider.pairs)}),
             "bounds computed": self.intervals.n_solves,
             "seconds": round(self.intervals.seconds, 3),
         })
@@ -425,6 +510,14 @@ class AuditResult:
         columns = ["value", "status", "lower", "upper", "lpl", "upl", "protected", "exact"]
         section.add_table(self.table.in_hierarchy_order(f[columns]), "Hidden cells",
                           max_html_rows=1000)
+        if self.insider is not None:
+            section.add_text(
+                "Insider attack: the respondent of a single-contributor cell knows its value; "
+                "with it fixed, every other sensitive cell must still reach a - lpl and "
+                "a + upl. " + self.insider.headline() + ".")
+            if len(self.insider.pairs):
+                section.add_table(self.insider_failures, "Pairs the insider attack breaks "
+                                  "(respondent's cell, exposed cell)", max_html_rows=1000)
         if self.pq_attack is not None:
             section.add_text(self.pq_attack.headline())
         return section
@@ -482,6 +575,32 @@ def _witness_proof(
         settled = _settled(cells, proof, hidden_cells, tol)
     return proof, settled, derived
 
+
+
+def _respondents(table: Table, hidden: np.ndarray) -> Insiders | None:
+    """The respondents of the hidden single-contributor primaries (None: the table has no
+    frequencies, or no such primary)."""
+    if "freq" not in table.cells.columns:
+        return None
+    freq = table.cells["freq"].to_numpy(float)
+    return insider_groups(table.A, freq,
+                          hidden & (table.cells["status"] == "u").to_numpy() & (freq == 1))
+
+
+def _insider_attack(
+    working: Table, attack: IntervalAttack, frame: pd.DataFrame, groups: Insiders,
+    proof: WitnessBounds | None, tol: float, unit: float, deadline: Deadline,
+    progress: Progress | None
+) -> InsiderAttack:
+    """The insider attack on the sensitive cells the outsider does not already break."""
+    cells = working.cells
+    checked = np.zeros(working.n_cells, dtype=bool)
+    checked[attack.hidden_cells] = (frame["protected"] & (frame["status"] == "u")).to_numpy()
+    levels = tuple(cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
+    return insider_attack(attack, working.values, levels, checked, groups,
+                          witnesses=None if proof is None else proof.deviations,
+                          hops=max(3, len(working.dims)) + 1, tol=tol, unit=unit,
+                          deadline=deadline, progress=progress)
 
 
 def _settled(cells: pd.DataFrame, proof: WitnessBounds, hidden_cells: np.ndarray,

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import Insiders
 from tabsdc.errors import InputError
 from tabsdc.parallel import parallel_map, resolve_jobs, worker_count
 from tabsdc.progress import Deadline, ProgressReporter
@@ -42,6 +43,7 @@ def search_witnesses(
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
     *,
+    insiders: Insiders | None = None,
     batch: int = 128,
     n_jobs: int | None = 1,
     client: Any = None,
@@ -64,6 +66,12 @@ def search_witnesses(
     deadline : Deadline, optional
         The search stops when it expires; the cells not reached have no witness (the
         audit then bounds them by LP, within the same deadline).
+    insiders : Insiders, optional
+        The respondents of single-contributor cells (:mod:`tabsdc.audit.insider`): a cell
+        whose hypercube has some respondent's cell as a corner also gets one clear of those
+        respondents where there is one (as the hypercube method's own,
+        :func:`tabsdc.suppression.hypercube.avoid_insiders`), so that the insider attack
+        finds its proofs among the witnesses too.
     batch : int
         Sensitive cells evaluated together (their grids held in memory at once).
     n_jobs, client
@@ -111,7 +119,7 @@ def search_witnesses(
     hidden = np.asarray(hidden, dtype=bool)
     sensitive = np.flatnonzero(hidden & (table.cells["status"].to_numpy() == "u"))
     deadline = deadline or Deadline(None)
-    search = _Search(table, hidden, prior, q, batch)
+    search = _Search(table, hidden, prior, q, batch, insiders)
     if client is None and resolve_jobs(n_jobs) <= 1:
         cubes, both = search.cubes(sensitive, deadline, progress)
     else:  # one slice per worker: each builds the search once
@@ -143,6 +151,7 @@ class _Search:
     prior: str
     q: float | None
     batch: int
+    insiders: Insiders | None
 
     def task(self, task: tuple[np.ndarray, float | None]) -> tuple[list, int]:
         cells, seconds = task
@@ -154,7 +163,12 @@ class _Search:
         meeting both levels."""
         # the hypercube search and the rooms live with the methods that build patterns
         from tabsdc.suppression.attacker import capacities
-        from tabsdc.suppression.hypercube import HypercubeSearch, choose_hypercubes
+        from tabsdc.suppression.hypercube import (
+            Cover,
+            HypercubeSearch,
+            avoid_insiders,
+            choose_hypercubes,
+        )
 
         table, hidden = self.table, self.hidden
         levels = table.cells[["upl", "lpl"]].to_numpy(float)[sensitive]
@@ -162,20 +176,26 @@ class _Search:
                                  np.zeros(table.n_cells), hidden)
         pattern = search.pattern(hidden)
         reporter = ProgressReporter(progress, "witness search", len(sensitive), unit="cells")
-        cubes: list = []
+        structures: dict[int, list] = {}
         both = searched = 0
         for start in range(0, len(sensitive), self.batch):  # a batch's grids at a time
             if deadline.expired:
                 break
-            reporter.update(start, f"{len(cubes):,} hypercubes of hidden cells")
+            reporter.update(start, f"{len(structures):,} cells with hypercubes of hidden cells")
             cells, rows = sensitive[start:start + self.batch], levels[start:start + self.batch]
             for cell, row, proposal in zip(cells.tolist(), rows.tolist(), search.batch_cheapest(
                     cells, pattern, rows), strict=True):
                 if proposal is not None:
-                    cubes.append(proposal.cube)
+                    structures[cell] = [proposal.cube]
                     both += 1
                 else:  # none meets both levels: one per direction where there is one
-                    cubes += choose_hypercubes(search, cell, pattern, tuple(row))[0]
+                    structures[cell] = choose_hypercubes(search, cell, pattern, tuple(row))[0]
             searched = start + len(cells)
+        if self.insiders is not None and not deadline.expired:
+            cover = Cover(hidden, [], True, structures, {
+                cell: tuple(row) for cell, row in zip(sensitive.tolist(), levels.tolist(),
+                                                      strict=True) if cell in structures})
+            avoid_insiders(search, cover, self.insiders, hidden, progress, deadline)
+        cubes = [cube for cell in sorted(structures) for cube in structures[cell]]
         reporter.finish(searched, _found(cubes, both, len(sensitive)))
         return cubes, both

@@ -56,13 +56,17 @@ class WitnessBounds:
 
     ``lower``/``upper`` are ``a`` where no valid witness moves the cell; ``moved`` marks the
     cells some valid witness moves by a positive step; ``valid`` the witnesses that passed
-    every check (relations, pattern, a positive step in some direction).
+    every check (relations, pattern, a positive step in some direction); ``deviations``
+    the tables they prove possible, as deviations from ``a`` (cells x 2 per valid witness:
+    ``t_up d`` and ``-t_down d``, ``inf`` entries for an unbounded step; what the insider
+    attack reads, :mod:`tabsdc.audit.insider`).
     """
 
     lower: np.ndarray
     upper: np.ndarray
     moved: np.ndarray
     valid: np.ndarray
+    deviations: sp.csc_array
 
     @property
     def n_valid(self) -> int:
@@ -77,7 +81,7 @@ class WitnessBounds:
         moved = self.moved.copy()
         moved[cells] |= (out_upper[cells] > self.upper[cells]) | (out_lower[cells] <
                                                                  self.lower[cells])
-        return WitnessBounds(out_lower, out_upper, moved, self.valid)
+        return WitnessBounds(out_lower, out_upper, moved, self.valid, self.deviations)
 
 
 def witness_bounds(
@@ -149,7 +153,13 @@ def witness_bounds(
     upper, lower = values.copy(), values.copy()
     np.maximum.at(upper, cells, values[cells] + high)
     np.minimum.at(lower, cells, values[cells] + low)
-    return WitnessBounds(lower, upper, (upper > values) | (lower < values), valid)
+    both = np.concatenate([valid, valid])
+    steps = np.concatenate([t_up, -t_down])[both]
+    deviations = sp.csc_array(sp.hstack([D, D], format="csc")[:, both])
+    deviations.data *= np.repeat(steps, np.diff(deviations.indptr))  # column k times step k
+    deviations.eliminate_zeros()
+    return WitnessBounds(lower, upper, (upper > values) | (lower < values), valid,
+                         deviations)
 
 
 def _column_min(entries: np.ndarray, indptr: np.ndarray) -> np.ndarray:

@@ -42,17 +42,18 @@ import numpy as np
 import pandas as pd
 
 from tabsdc import interrupts
-from tabsdc.audit import audit
+from tabsdc.audit import audit, insider_groups
 from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline, heartbeat, validate_time_limit
 from tabsdc.solver import require_highs
-from tabsdc.suppression.attacker import Attacker, capacities, requirements
+from tabsdc.suppression.attacker import UP, Attacker, Requirement, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
 from tabsdc.suppression.hypercube import (
     WIDE_COMBINATIONS,
     HypercubeSearch,
+    avoid_insiders,
     clean_up_hypercubes,
     hypercube_pattern,
     route_in_boxes,
@@ -63,7 +64,6 @@ from tabsdc.suppression.modular import modular_pattern
 from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
-from tabsdc.suppression.singletons import protect_singletons, singleton_rows
 from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import check_choice, in_working_units, validate_table, working_unit
@@ -161,8 +161,11 @@ def suppress(
         ``a +- (1.5 max|a| + max level)`` (the audit of the result uses the true bounds, and
         protection under the narrower bounds implies protection under the wider ones).
     singletons : bool
-        Protect against two single-contributor primaries in one relation (see
-        :mod:`tabsdc.suppression.singletons`).
+        Protect against the respondents of single-contributor primaries (``freq == 1``),
+        who know their own values: every other primary keeps its protection levels when
+        such a value is known (the insider attack, :mod:`tabsdc.audit.insider`; on where
+        the table has frequencies). Every method takes these requirements into its own
+        search and the result's audit runs the attack.
     progress : callable, optional
         Receives progress lines (one str each): at once, then at least every 10 s during
         routing, clean-up and sub-tables (with done/total, rate and time left), and one per
@@ -230,10 +233,13 @@ def suppress(
     # local neighbourhoods hold a k-D table's boxes; the requirements the hypercube method
     # leaves to routing need one relation more
     hops = max(3, len(table.dims)) + (method == "hypercube")
-    attacker = Attacker(table.A, down, up, deadline, hops)
+    insiders = None
+    if singletons and "freq" in cells.columns:
+        freq = cells["freq"].to_numpy(float)
+        insiders = insider_groups(table.A, freq, primary & (freq == 1))
+    attacker = Attacker(table.A, down, up, deadline, hops, insiders=insiders)
     router_class = NetworkRouter if method == "network" else FlowRouter
     router = router_class(table.A, down, up, ~fixed_off, deadline, hops)
-    extra = singleton_rows(table) if singletons else None
     pattern: np.ndarray | None
     witnesses = None
     with interrupts.stoppable() as search:
@@ -243,10 +249,10 @@ def suppress(
         elif method == "optimal":
             pattern, stats = optimal_pattern(
                 table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
-                extra_rows=extra, deadline=deadline, progress=progress)
+                deadline=deadline, progress=progress)
         else:
             pattern, stats, witnesses = _routed_pattern(
-                table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels, extra,
+                table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,
                 deadline, progress, (prior, q), (n_jobs, client), (down, up), subtable_limit)
     if search.interrupted and pattern is None:
         raise KeyboardInterrupt("no protecting pattern was complete")
@@ -265,8 +271,9 @@ def suppress(
     if search.interrupted and progress is not None:
         progress("interrupted (Ctrl-C): auditing the best pattern found so far")
     with interrupts.unstoppable():
-        verdict = audit(protected, prior=prior, q=q, witnesses=witnesses, progress=progress,
-                        n_jobs=n_jobs, client=client)
+        verdict = audit(protected, prior=prior, q=q, witnesses=witnesses,
+                        singletons=singletons, progress=progress, n_jobs=n_jobs,
+                        client=client)
     return SuppressionResult(
         table=protected, method=method, cost=reported_cost, secondary=pd.Series(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
@@ -284,7 +291,7 @@ def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:
 
 
 def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,
-                    extra, deadline, progress, prior_q, parallel, room, subtable_limit):
+                    deadline, progress, prior_q, parallel, room, subtable_limit):
     """The heuristic, network, modular and hypercube methods: a start pattern (the given
     one, the modular sub-tables' or the hypercubes'), routing of the requirements it fails,
     clean-up (for hypercubes: of the cells no route uses, against the hypercubes). Returns
@@ -304,7 +311,10 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
             with heartbeat(progress, f"routing in boxes: {len(cover.unmet):,} requirements "
                            "no hypercube meets", quiet=True):
                 cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline)
-        start_pattern, failing = cover.pattern, cover.unmet
+        # the requirements routed in boxes are proved against the respondents with the rest
+        start_pattern, failing = cover.pattern, cover.unmet + [
+            Requirement(cell, direction, cover.levels[cell][0 if direction == UP else 1])
+            for cell, direction in cover.routes]
         removable = np.zeros(table.n_cells, dtype=bool)
     elif method == "modular":
         phase = deadline.share(MODULAR_SHARE)
@@ -336,7 +346,8 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
     witnesses = None
     if method == "hypercube":  # the routes' certificates keep their cells
         keep = np.zeros(table.n_cells, dtype=bool)
-        for cells in [*certificates.values(), *cover.routes.values()]:
+        for cells in [*(c for family in certificates.values() for c in family),
+                      *cover.routes.values()]:
             keep[cells] = True
         pattern = clean_up_hypercubes(search, cover, pattern, ~fixed_on & ~keep, progress,
                                       deadline)
@@ -348,6 +359,16 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         if progress is not None and orphans.any():
             progress(f"clean-up: {int(orphans.sum()):,} secondaries no hypercube or route "
                      "uses published again")
+        if attacker.insiders is not None:  # hypercubes clear of the respondents they rely on
+            pattern, left = avoid_insiders(search, cover, attacker.insiders, pattern,
+                                           progress, deadline)
+            pattern, _, complete = heuristic_pattern(left, attacker, router, c, pattern,
+                                                     labels, progress, deadline)
+            if not complete:
+                return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, 0, 0, 0,
+                                          attacker.n_solves, deadline.elapsed(),
+                                          time_limited=True), None
+            witnesses = cover.deviations(table.n_cells)[2]
         with heartbeat(progress, "certificates: checking the hypercubes", quiet=True):
             unproven = uncertified(table.A, cover, pattern, *room)
         if unproven:  # never expected: the audit would report it too
@@ -356,8 +377,6 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         if progress is not None:
             progress(f"certificates: all {sum(len(c) for c in cover.structures.values()):,} "
                      "hypercubes checked against the relations")
-    if extra is not None:
-        pattern = protect_singletons(extra, pattern, c, fixed_off)
     total = float(c @ (pattern & ~fixed_on))
     return pattern, CutLoopStats("feasible", total, np.nan, np.nan, subtable_solves, 0, 0,
                                  attacker.n_solves, deadline.elapsed(),

@@ -17,16 +17,35 @@ for every pattern z. Protection therefore needs
 for every lambda, and with the optimal lambda of the current pattern the inequality is violated
 exactly when the pattern fails (strong duality). Coefficients above ``level`` are lowered to
 ``level``, which keeps the cut valid for binary z.
+
+Scenarios. A requirement with ``fixed`` cells (:class:`~tabsdc.audit.flows.Requirement`: the
+respondent of a single-contributor cell knows its value, :mod:`tabsdc.audit.insider`) is the
+same attack with those cells' deviations held at zero: their bounds in the kept models are
+set to ``[0, 0]`` for the solve and restored after. Its capacity cut is the one above with
+``k_j = 0`` for the fixed cells (they cannot move whatever the pattern), valid for every
+pattern that protects the cell against that respondent.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.flows import (
+    DOWN,
+    LOCAL_ABOVE,
+    TOL,
+    UP,
+    Requirement,
+    flow_model,
+    local_deviation,
+    local_flow,
+    solve_flow,
+)
+from tabsdc.audit.insider import Insiders, KnownDeviations, insider_proofs
 from tabsdc.audit.verify import prior_bounds
 from tabsdc.errors import InputError
 from tabsdc.network import neighbourhood
@@ -37,24 +56,9 @@ if TYPE_CHECKING:
     from tabsdc.table import Table
 
 __all__ = [
-    "Attacker", "Requirement", "capacities", "flow_model", "local_flow", "requirements",
-    "solve_flow",
+    "Attacker", "Requirement", "UP", "DOWN", "TOL", "LOCAL_ABOVE", "capacities", "flow_model",
+    "local_flow", "requirements", "solve_flow",
 ]
-
-#: Relative tolerance on deviations and levels.
-TOL = 1e-7
-#: Direction codes: +1 the intruder pushes the value up, -1 down.
-UP, DOWN = 1, -1
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """Primary ``cell`` must be movable by ``level`` in ``direction`` (+1 up, -1 down)."""
-
-    cell: int
-    direction: int
-    level: float
-
 
 def capacities(table: Table, prior: str = "table",
                q: float | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -102,10 +106,6 @@ def requirements(primary: np.ndarray, lpl: np.ndarray, upl: np.ndarray) -> list[
     return out
 
 
-#: Tables with more cells try every attack and route locally first (see :class:`Attacker`).
-LOCAL_ABOVE = 5000
-
-
 class Attacker:
     """The attacker LP of the current pattern, kept in HiGHS between requirements.
 
@@ -128,10 +128,14 @@ class Attacker:
         certificate) and :meth:`reach` raises :class:`~tabsdc.errors.SolverError`.
     hops : int
         Radius of the local neighbourhoods, in relations (see :func:`neighbourhood`).
+    insiders : Insiders, optional
+        The respondents of single-contributor primaries (:func:`tabsdc.audit.insider_groups`):
+        :meth:`proof` then proves each requirement against every one of them too.
     """
 
     def __init__(self, A: sp.sparray, down_capacity: np.ndarray, up_capacity: np.ndarray,
-                 deadline: Deadline | None = None, hops: int = 3):
+                 deadline: Deadline | None = None, hops: int = 3,
+                 insiders: Insiders | None = None):
         self.A = sp.csc_array(A)
         self.AT = self.A.T.tocsr()
         self.by_row = sp.csr_array(A)
@@ -142,6 +146,10 @@ class Attacker:
         self.n_solves = 0
         self.deadline = deadline or Deadline(None)
         self.hops = hops
+        self.insiders = insiders
+        # the certificates found, stretched: they prove other requirements while every
+        # cell they move stays hidden (binary patterns only)
+        self.known = None if insiders is None else KnownDeviations(insiders, self.U, self.L)
         self.set_pattern(np.zeros(self.n, dtype=bool))
 
     def set_pattern(self, suppressed: np.ndarray) -> None:
@@ -152,6 +160,7 @@ class Attacker:
         """
         weight = np.asarray(suppressed, dtype=float)
         self._weight = weight
+        self._binary = bool(np.all((weight == 0) | (weight == 1)))
         self._columns = np.flatnonzero(weight > 1e-9)
         self._position = np.full(self.n, -1)
         self._position[self._columns] = np.arange(len(self._columns))
@@ -196,7 +205,17 @@ class Attacker:
         c[position] = -float(req.direction)
         self._model.set_objective(c, sense="min")
         self._model.set_time_limit(self.deadline.solver_limit())
-        result = self._model.solve().require_solution()
+        held = self._held(req)
+        if len(held):
+            self._model.set_col_bounds(held, 0.0, 0.0)
+        try:
+            result = self._model.solve().require_solution()
+        finally:
+            if len(held):
+                columns = self._columns[held]
+                weight = self._weight[columns]
+                self._model.set_col_bounds(held, -self.L[columns] * weight,
+                                           self.U[columns] * weight)
         self.n_solves += 1
         duals[self._rows] = result.row_duals
         attack[self._columns] = result.x
@@ -210,26 +229,101 @@ class Attacker:
         if position < 0:
             return None
         self.n_solves += 1
+        found = None
         if self.local:
             near = neighbourhood(self.A, self.by_row, req.cell, self.hops)
             cells = near[self._weight[near] > 1e-9]
             w = self._weight[cells]
-            proof = local_flow(self.A, cells, req, self.U[cells] * w, self.L[cells] * w,
-                               np.ones(len(cells)), self.deadline.solver_limit())
-            if proof is not None:
-                return proof
-            if local_only:
+            found = local_deviation(self.A, cells, req, self.U[cells] * w, self.L[cells] * w,
+                                    self._weights(cells), self.deadline.solver_limit())
+            if found is None and local_only:
                 return None
-        if self._flow is None:
-            self._build()
-        cell, weight = req.cell, self._weight[req.cell]
-        moved = solve_flow(self._flow, req, position, np.ones(len(self._columns)),
-                           restore=(self.U[cell] * weight, self.L[cell] * weight),
-                           time_limit=self.deadline.solver_limit())
-        return None if moved is None else self._columns[moved]
+        if found is None:
+            if self._flow is None:
+                self._build()
+            cell, weight = req.cell, self._weight[req.cell]
+            held = self._held(req)
+            kept = self._weight[self._columns[held]]
+            moved = solve_flow(self._flow, req, position, self._weights(self._columns),
+                               restore=(self.U[cell] * weight, self.L[cell] * weight),
+                               time_limit=self.deadline.solver_limit(),
+                               fixed=(held, self.U[self._columns[held]] * kept,
+                                      self.L[self._columns[held]] * kept))
+            if moved is None:
+                return None
+            carrying = np.flatnonzero(moved)
+            found = self._columns[carrying], moved[carrying]
+        if self.known is not None and self._binary:
+            self.known.add(*found)
+        return found[0]
+
+    def proof(
+        self, req: Requirement,
+        route: Callable[[Requirement], np.ndarray | None] | None = None,
+        known: list[np.ndarray] | None = None,
+    ) -> tuple[list[np.ndarray] | None, Requirement | None]:
+        """Certificates proving ``req`` against the outside intruder and every respondent
+        of :attr:`insiders` (:func:`tabsdc.audit.insider_proofs`; local ones only on large
+        tables): their cells, one array each, or None and the scenario that has none.
+
+        ``known``: certificates of ``req`` still valid (every cell they move hidden); only
+        the respondents all of them, and every stretched certificate found before that
+        meets ``req`` (:class:`~tabsdc.audit.insider.KnownDeviations`), move get new ones.
+        ``route(r)``, when given, is asked for a scenario without a certificate: it extends
+        the pattern (and this attacker's, :meth:`set_pattern`) and returns the cells of
+        the flow it routed, or None."""
+        def prove(scenario: Requirement) -> np.ndarray | None:
+            found = self.certificate(scenario, local_only=True)
+            return found if found is not None or route is None else route(scenario)
+
+        known = list(known or [])
+        suspects = self._suspects(req, known)
+        proofs, failed = insider_proofs(req, self.insiders, prove, suspects=suspects,
+                                        stop_at_failure=True)
+        if failed:
+            return None, failed[0]
+        return known + proofs, None
+
+    def failing_scenarios(self, req: Requirement) -> list[Requirement]:
+        """The respondents' scenarios of ``req`` (a requirement the pattern meets) without a
+        certificate over the whole pattern: those the pattern fails."""
+        return insider_proofs(req, self.insiders, self.certificate,
+                              suspects=self._suspects(req, []))[1]
+
+    def _suspects(self, req: Requirement, known: list[np.ndarray]) -> np.ndarray | None:
+        """The respondents attacking ``req.cell`` that the certificates ``known`` and the
+        stretched ones that meet ``req`` all move (None: none is known). The stretched
+        ones used are added to ``known``: they are part of the proof."""
+        if self.insiders is None:
+            return np.zeros(0, dtype=np.int64) if known else None
+        suspects = None
+        for cells in known:
+            groups = self.insiders.groups_in(cells, req.cell)
+            suspects = groups if suspects is None else np.intersect1d(suspects, groups)
+        if self._binary and (suspects is None or len(suspects)):
+            pool, used = self.known.suspects(req, TOL * max(1.0, req.level),
+                                             self._weight > 0.5)
+            if pool is not None:
+                suspects = pool if suspects is None else np.intersect1d(suspects, pool)
+                known += used
+        return suspects
+
+    def _weights(self, cells: np.ndarray) -> np.ndarray:
+        """Weights of ``cells`` in a certificate's flow (respondents' cells avoided where
+        possible, :meth:`tabsdc.audit.Insiders.weights`)."""
+        return np.ones(len(cells)) if self.insiders is None else self.insiders.weights(cells)
+
+    def _held(self, req: Requirement) -> np.ndarray:
+        """Positions in the pattern's models of the requirement's fixed cells (those hidden:
+        published cells cannot move anyway)."""
+        if not req.fixed:
+            return np.zeros(0, dtype=np.int64)
+        position = self._position[np.asarray(req.fixed, dtype=np.int64)]
+        return position[position >= 0]
 
     def cut(self, req: Requirement, row_duals: np.ndarray) -> np.ndarray:
-        """The capacity cut scaled to ``k @ z >= 1`` (``k = min(k, level) / level``; dense).
+        """The capacity cut scaled to ``k @ z >= 1`` (``k = min(k, level) / level``; dense;
+        zero on the requirement's fixed cells).
 
         Scaling by the level keeps every coefficient in [0, 1]; coefficients below 1e-9
         are dropped, which only weakens the cut (z >= 0)."""
@@ -237,52 +331,7 @@ class Attacker:
         c[req.cell] = -float(req.direction)
         r = c - self.AT @ row_duals
         k = np.where(r > 0, r * self.L, 0.0) + np.where(r < 0, -r * self.U, 0.0)
+        k[list(req.fixed)] = 0.0  # held at their values: no pattern lets them move
         k = np.minimum(k / req.level, 1.0)
         k[k < 1e-9] = 0.0
         return k
-
-
-def local_flow(by_column: sp.csc_array, cells: np.ndarray, req: Requirement, up: np.ndarray,
-               down: np.ndarray, w: np.ndarray,
-               time_limit: float | None = None) -> np.ndarray | None:
-    """:func:`solve_flow` with every cell outside ``cells`` (sorted, the requirement's cell
-    among them) held at zero: the cells carrying flow, or None. Such a flow satisfies every
-    relation of the table, so it is a flow (an attack, a route) of the whole table."""
-    block = by_column[:, cells]
-    rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
-    moved = solve_flow(flow_model(block[rows], up, down), req,
-                       int(np.searchsorted(cells, req.cell)), w, time_limit=time_limit)
-    return None if moved is None else cells[moved]
-
-
-def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:
-    """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve."""
-    A = sp.csr_array(A)
-    m, n = A.shape
-    return HighsModel(LinearProgram(
-        c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
-        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])))
-
-
-def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
-               restore: tuple[float, float] | None = None,
-               time_limit: float | None = None) -> np.ndarray | None:
-    """The least ``w``-cost flow with column ``i`` (the requirement's cell in ``model``)
-    moved by the level in the requirement's direction: which columns carry flow, or None
-    when no such flow exists (or none was found within ``time_limit`` seconds).
-    ``restore``: the kept model's bounds ``(up, down)`` of ``i``."""
-    n = len(w)
-    model.set_time_limit(time_limit)
-    model.set_objective(np.concatenate([w, w]))
-    p_fixed = req.level if req.direction > 0 else 0.0
-    q_fixed = req.level if req.direction < 0 else 0.0
-    model.set_col_bounds([i, n + i], [p_fixed, q_fixed], [p_fixed, q_fixed])
-    try:
-        result = model.solve()
-    finally:
-        if restore is not None:
-            model.set_col_bounds([i, n + i], [0.0, 0.0], list(restore))
-    if not result.has_solution:
-        return None
-    flow = np.abs(result.x[:n] - result.x[n:])
-    return flow > TOL * max(1.0, req.level)

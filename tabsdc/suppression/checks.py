@@ -1,8 +1,9 @@
 """Which protection requirements a pattern fails, checked in parallel.
 
-Given a pattern, the requirements are independent: each is checked by its own attacker LP
-(:meth:`~tabsdc.suppression.attacker.Attacker.certificate`: a least-deviation attack that
-moves the primary by its level proves the requirement). The requirements are cut into
+Given a pattern, the requirements are independent: each is checked by its own attacker LPs
+(:meth:`~tabsdc.suppression.attacker.Attacker.proof`: least-deviation attacks that move the
+primary by its level, against the outside intruder and every respondent of a
+single-contributor primary, prove the requirement). The requirements are cut into
 chunks and the chunks run through :func:`tabsdc.parallel.parallel_map`, so the answer is the
 same with one process, several, or a Dask cluster. On tables above
 :data:`~tabsdc.suppression.attacker.LOCAL_ABOVE` cells only local attacks are tried: a
@@ -18,7 +19,7 @@ Examples
 >>> attacker = Attacker(A, np.array([5.0, 5, 10]), np.array([5.0, 5, 10]))
 >>> reqs = [Requirement(0, 1, 2.0)]
 >>> failing_requirements(attacker, reqs, np.array([True, False, False]))
-[Requirement(cell=0, direction=1, level=2.0)]
+[Requirement(cell=0, direction=1, level=2.0, fixed=())]
 >>> failing_requirements(attacker, reqs, np.array([True, True, False]))
 []
 """
@@ -63,7 +64,8 @@ def failing_requirements(
     if not parallel:
         verdicts = [_holds(attacker, pattern, chunks[0] if chunks else [], reporter)]
     else:
-        tasks = [(attacker.A, attacker.L, attacker.U, pattern, chunk) for chunk in chunks]
+        tasks = [(attacker.A, attacker.L, attacker.U, attacker.insiders, pattern, chunk)
+                 for chunk in chunks]
         verdicts = parallel_map(_check_chunk, tasks, n_jobs=jobs, client=client)
     holds = [ok for chunk in verdicts for ok in chunk]
     reporter.finish(len(reqs), f"{holds.count(False):,} fail")
@@ -79,11 +81,11 @@ def _holds(attacker: Attacker, pattern: np.ndarray, reqs: Sequence[Requirement],
             return out + [False] * (len(reqs) - done)
         if reporter is not None:
             reporter.update(done)
-        out.append(attacker.certificate(req, local_only=True) is not None)
+        out.append(attacker.proof(req)[0] is not None)
     return out
 
 
 def _check_chunk(task: tuple) -> list[bool]:
     """One task of :func:`failing_requirements` (module level, so that it pickles)."""
-    A, down, up, pattern, reqs = task
-    return _holds(Attacker(A, down, up), pattern, reqs)
+    A, down, up, insiders, pattern, reqs = task
+    return _holds(Attacker(A, down, up, insiders=insiders), pattern, reqs)

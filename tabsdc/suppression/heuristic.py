@@ -12,6 +12,15 @@ A clean-up pass then tries to publish secondaries again, most expensive first: a
 is dropped when every requirement whose certificate (the attack that proved it) uses it can
 still be met without it. This is sdcTable's SIMPLEHEURISTIC idea (iterated attacker LPs),
 with cost-weighted flows instead of single cells and the clean-up on certificates.
+
+Insider respondents. When the attacker knows the respondents of single-contributor
+primaries (:class:`~tabsdc.suppression.attacker.Attacker`'s ``insiders``), a requirement is
+met when certificates prove it against the outside intruder and against every respondent:
+a certificate that moves none of a respondent's cells proves it against that respondent
+too, and each respondent every certificate moves gets its own scenario, its cells held
+fixed (:func:`tabsdc.audit.insider_proofs`). A scenario without a certificate is routed
+like a requirement, with those cells fixed; the clean-up keeps a cell when any of the
+certificates cannot be renewed without it.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import Insiders
 from tabsdc.errors import InputError
 from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline, ProgressReporter
@@ -64,9 +74,10 @@ class FlowRouter:
     def route(
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
     ) -> np.ndarray | None:
-        """Cells carrying the cheapest deviation of ``req.level`` through ``req.cell``
-        (None when no such flow exists, or when the deadline has expired: building a
-        neighbourhood's model alone can take seconds on a large table)."""
+        """Cells carrying the cheapest deviation of ``req.level`` through ``req.cell``,
+        the requirement's ``fixed`` cells held at zero (None when no such flow exists, or
+        when the deadline has expired: building a neighbourhood's model alone can take
+        seconds on a large table)."""
         if self.deadline.expired:
             return None
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
@@ -82,8 +93,11 @@ class FlowRouter:
             if self.deadline.expired:  # HiGHS sets up the whole table's LP for a second
                 return None
         i = req.cell
-        return solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
-                          time_limit=self.deadline.solver_limit())
+        fixed = np.asarray(req.fixed, dtype=np.int64)
+        moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
+                           time_limit=self.deadline.solver_limit(),
+                           fixed=(fixed, self.up[fixed], self.down[fixed]))
+        return None if moved is None else moved != 0
 
 
 def heuristic_pattern(
@@ -95,44 +109,58 @@ def heuristic_pattern(
     labels: Callable[[int], str],
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
-) -> tuple[np.ndarray, dict[int, np.ndarray], bool]:
+) -> tuple[np.ndarray, dict[int, list[np.ndarray]], bool]:
     """Extend ``suppressed`` until every requirement holds.
 
-    Returns the pattern, per requirement (by position in ``reqs``) the cells of a
-    least-deviation attack that certifies it, and whether every requirement was routed
-    (False: ``deadline`` expired first, and the pattern protects only the requirements with
-    a certificate).
+    Returns the pattern, per requirement (by position in ``reqs``) the cells of the
+    least-deviation attacks that certify it (one array each: against the outside intruder
+    and, with respondents, those that prove it against each of them,
+    :meth:`~tabsdc.suppression.attacker.Attacker.proof`), and whether every requirement was
+    routed (False: ``deadline`` expired first, and the pattern protects only the
+    requirements with certificates).
     """
     suppressed = suppressed.copy()
-    certificates: dict[int, np.ndarray] = {}
+    certificates: dict[int, list[np.ndarray]] = {}
     order = sorted(range(len(reqs)), key=lambda k: -reqs[k].level)
     attacker.set_pattern(suppressed)
     reporter = ProgressReporter(progress, "routing", len(order), unit="requirements")
+
+    def route(scenario: Requirement) -> np.ndarray | None:
+        carries = router.route(scenario, cost, suppressed)
+        if carries is None:
+            return None
+        suppressed[carries] = True
+        attacker.set_pattern(suppressed)
+        return np.flatnonzero(carries)
+
     for done, k in enumerate(order):
         if deadline is not None and deadline.expired:
             reporter.finish(done, deadline.why)
             return suppressed, certificates, False
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
-        req = reqs[k]
-        proof = attacker.certificate(req, local_only=True)
-        if proof is None:  # (on large tables: not locally; routing makes sure)
-            carries = router.route(req, cost, suppressed)
-            if carries is None and deadline is not None and deadline.expired:
-                reporter.finish(done, deadline.why)
-                return suppressed, certificates, False
-            if carries is None:
-                raise InputError(
-                    f"no suppression pattern can protect {labels(req.cell)}: its "
-                    f"{'upper' if req.direction > 0 else 'lower'} protection level "
-                    f"{req.level:g} exceeds what the table's relations and a-priori bounds "
-                    "allow"
-                )
-            suppressed |= carries
-            attacker.set_pattern(suppressed)
-            proof = np.flatnonzero(carries)
+        # (on large tables certificates are sought locally: routing makes sure)
+        proof, failed = attacker.proof(reqs[k], route)
+        if failed is not None and deadline is not None and deadline.expired:
+            reporter.finish(done, deadline.why)
+            return suppressed, certificates, False
+        if failed is not None:
+            raise InputError(_unprotectable(failed, labels, attacker.insiders))
         certificates[k] = proof
     reporter.finish(len(order), f"{int(suppressed.sum()):,} cells suppressed")
     return suppressed, certificates, True
+
+
+def _unprotectable(req: Requirement, labels: Callable[[int], str],
+                   insiders: Insiders | None) -> str:
+    """Why no pattern protects ``req`` (a scenario: against the respondent it names)."""
+    against = ""
+    if req.fixed and insiders is not None:
+        against = (" against the respondent of "
+                   f"{labels(int(insiders.insider[insiders.group[req.fixed[0]]]))}, who knows "
+                   "its own value")
+    return (f"no suppression pattern can protect {labels(req.cell)}{against}: its "
+            f"{'upper' if req.direction > 0 else 'lower'} protection level {req.level:g} "
+            "exceeds what the table's relations and a-priori bounds allow")
 
 
 def clean_up(
@@ -141,7 +169,7 @@ def clean_up(
     cost: np.ndarray,
     suppressed: np.ndarray,
     removable: np.ndarray,
-    certificates: dict[int, np.ndarray],
+    certificates: dict[int, list[np.ndarray]],
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
 ) -> np.ndarray:
@@ -153,12 +181,14 @@ def clean_up(
     On large tables only local attacks are tried (a cell stays unless a local attack still
     proves every requirement), which keeps each step small and is always safe.
     A cell no certificate uses is dropped at once; otherwise the requirements whose
-    certificates use it are re-proved without it, and it stays when one of them fails.
+    certificates use it are re-proved without it (keeping their certificates that do not
+    use it: against the respondents, only those every remaining certificate moves need a
+    new one), and it stays when one of them fails.
     """
     suppressed = suppressed.copy()
     users: dict[int, set[int]] = {}
-    for k, cells in certificates.items():
-        for j in cells.tolist():
+    for k, family in certificates.items():
+        for j in np.unique(np.concatenate(family)).tolist():
             users.setdefault(j, set()).add(k)
     unused = removable & suppressed
     unused[list(users)] = False
@@ -174,17 +204,18 @@ def clean_up(
         attacker.set_pattern(suppressed)
         renewed = {}
         for k in sorted(users.get(int(j), ())):
-            proof = attacker.certificate(reqs[k], local_only=True)
-            if proof is None:
+            family, _ = attacker.proof(reqs[k], known=[cells for cells in certificates[k]
+                                                        if j not in cells])
+            if family is None:
                 break
-            renewed[k] = proof
+            renewed[k] = family
         else:
-            for k, proof in renewed.items():
-                for cell in certificates[k].tolist():
+            for k, family in renewed.items():
+                for cell in np.unique(np.concatenate(certificates[k])).tolist():
                     users[cell].discard(k)
-                for cell in proof.tolist():
+                for cell in np.unique(np.concatenate(family)).tolist():
                     users.setdefault(cell, set()).add(k)
-                certificates[k] = proof
+                certificates[k] = family
             continue
         suppressed[j] = True
     else:

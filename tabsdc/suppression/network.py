@@ -82,7 +82,8 @@ class NetworkRouter:
     def route(
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
     ) -> np.ndarray | None:
-        """Cells carrying the cheapest flow of ``req.level`` through ``req.cell``."""
+        """Cells carrying the cheapest flow of ``req.level`` through ``req.cell`` (the
+        requirement's ``fixed`` cells carry none)."""
         e = req.cell
         scale = max(float(np.max(cost, initial=0.0)), 1e-12)
         weight = np.where(suppressed, 1.0, 1.0 + np.round(cost / scale * 1e6)).astype(np.int64)
@@ -91,7 +92,9 @@ class NetworkRouter:
             for u, v, key in self.arcs.get(int(j), ()):
                 graph.edges[u, v, key]["weight"] = int(weight[j])
         self._weight = weight
-        removed = [(u, v, key, graph.edges[u, v, key]) for u, v, key in self.arcs.get(e, ())]
+        # the cell's own arcs (its flow is the demand) and those of the cells held fixed
+        removed = [(u, v, key, graph.edges[u, v, key])
+                   for cell in (e, *req.fixed) for u, v, key in self.arcs.get(cell, ())]
         graph.remove_edges_from([(u, v, key) for u, v, key, _ in removed])
         source, sink = (self.head[e], self.tail[e]) if req.direction > 0 else \
             (self.tail[e], self.head[e])

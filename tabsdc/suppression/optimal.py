@@ -10,6 +10,17 @@ fails; when no requirement fails, the master's optimum is a proven optimal patte
 Each round also repairs the master's pattern into a feasible one (heuristic routing, then
 clean-up), so a time limit returns the best audit-clean pattern found with its gap against the
 master's bound (or no pattern, when even the first repair did not finish in time).
+
+Insider respondents (:mod:`tabsdc.audit.insider`). The respondent of a single-contributor
+primary knows its value, so every other primary must keep its levels in the attacker's
+LP with that respondent's cells fixed. A requirement the master's pattern meets is proved
+against every respondent by certificates (:func:`tabsdc.audit.insider_proofs`); for each
+scenario without one, the attacker LP with the respondent's cells fixed gives the capacity
+cut (the same dual, the fixed cells immovable: coefficient 0). These cuts are valid for
+every pattern protecting against that respondent, and a master optimum that passes the
+outsider's and every respondent's attacks is optimal for the model with all of them, so a
+proven optimum stays proven over the insider-aware model. The repaired incumbents protect
+against the respondents too (:meth:`~tabsdc.suppression.attacker.Attacker.proof`).
 """
 
 from __future__ import annotations
@@ -20,12 +31,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import Insiders
 from tabsdc.errors import SolverError
 from tabsdc.progress import Deadline, heartbeat
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression.attacker import TOL, Attacker, Requirement
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
-from tabsdc.suppression.singletons import protect_singletons
 
 __all__ = ["CutLoopStats", "optimal_pattern", "seed_rows", "PROVEN_GAP"]
 
@@ -57,11 +68,17 @@ class CutLoopStats:
     time_limited: bool = False
 
 
-def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_array:
-    """For each primary and each relation holding it: the other cells sum to >= 1.
+def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
+              insiders: Insiders | None = None) -> sp.csr_array:
+    """For each primary and each relation holding it: the other cells sum to >= 1 (else the
+    relation gives it away).
 
     One 0/1 row per (primary, relation) pair, primaries in increasing order and each one's
-    relations in the order of ``A``'s columns, built at once from the rows of ``A``.
+    relations in the order of ``A``'s columns, built at once from the rows of ``A``. With
+    respondents (``insiders``), then, for each relation whose primaries other than a
+    primary j are all one respondent's cells (a respondent attacking j): the cells other
+    than j and that respondent's sum to >= 1 (else the respondent computes j from the
+    relation).
 
     Examples
     --------
@@ -82,7 +99,33 @@ def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_ar
     entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
     rows.data[rows.indices == owner[entry_row]] = 0.0
     rows.eliminate_zeros()
-    return rows
+    if insiders is None:
+        return rows
+    return sp.vstack([rows, _insider_seed_rows(A, primaries, insiders, n)], format="csr")
+
+
+def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,
+                       n: int) -> sp.csr_array:
+    """The respondents' rows of :func:`seed_rows` (only relations with two or more
+    primaries, one of them a respondent's, are looked at)."""
+    primary = np.zeros(n, dtype=bool)
+    primary[primaries] = True
+    pattern = sp.csr_array(A != 0, dtype=float)
+    grouped = primary & (insiders.group >= 0)
+    candidates = np.flatnonzero((pattern @ primary >= 2) & (pattern @ grouped >= 1))
+    cells_of_rows = []
+    for r in candidates.tolist():
+        cells = A.indices[A.indptr[r]:A.indptr[r + 1]]
+        held = cells[primary[cells]]
+        for g in np.unique(insiders.group[held][insiders.group[held] >= 0]).tolist():
+            others = held[insiders.group[held] != g]
+            if len(others) == 1 and len(insiders.attacking(np.array([g]), int(others[0]))):
+                cells_of_rows.append(cells[(insiders.group[cells] != g) & (cells != others[0])])
+    if not cells_of_rows:
+        return sp.csr_array((0, n))
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c in cells_of_rows])])
+    return sp.csr_array((np.ones(indptr[-1]), np.concatenate(cells_of_rows), indptr),
+                        shape=(len(cells_of_rows), n))
 
 
 def optimal_pattern(
@@ -95,15 +138,12 @@ def optimal_pattern(
     fixed_off: np.ndarray,
     labels: Callable[[int], str],
     *,
-    extra_rows: sp.csr_array | None = None,
     deadline: Deadline | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[np.ndarray | None, CutLoopStats]:
-    """Minimum-cost pattern protecting every requirement (see module docstring).
-
-    ``extra_rows`` are further ``row @ z >= 1`` constraints (singleton protection); the
-    repaired patterns satisfy them through :func:`protect_singletons`. The pattern is None
-    when ``deadline`` expired before any protecting pattern was complete.
+    """Minimum-cost pattern protecting every requirement (see module docstring), against
+    the attacker's respondents too when it has them (``attacker.insiders``). The pattern is
+    None when ``deadline`` expired before any protecting pattern was complete.
     """
     deadline = deadline or Deadline(None)
     n = len(cost)
@@ -118,11 +158,8 @@ def optimal_pattern(
             reqs, attacker, router, cost, start, labels, report, deadline=deadline)
         if not complete:
             return None
-        pattern = clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates,
-                           report, deadline=deadline)
-        if extra_rows is not None:
-            pattern = protect_singletons(extra_rows, pattern, cost, fixed_off)
-        return pattern
+        return clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates,
+                        report, deadline=deadline)
 
     if progress is not None:
         progress(f"optimal: {len(reqs)} protection requirements on {n} cells; first a "
@@ -134,9 +171,7 @@ def optimal_pattern(
                                   f"cost {best_cost:.6g}") + "; then cuts from the LP "
                  "relaxation, and rounds of the master MILP")
     tie = _tie_breaker(cost)
-    seeds = seed_rows(A, reqs, n)
-    if extra_rows is not None:
-        seeds = sp.vstack([seeds, extra_rows], format="csr")
+    seeds = seed_rows(A, reqs, n, attacker.insiders)
     relaxation = LinearProgram(
         c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
@@ -251,21 +286,40 @@ def _relaxation_cuts(
 def _violated(
     reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray, deadline: Deadline
 ) -> list[tuple[Requirement, np.ndarray]] | None:
-    """Requirements the pattern fails, each with its capacity cut (None: ``deadline``
-    expired before every requirement was attacked)."""
+    """Requirements the pattern fails, each with its capacity cut; when it fails none, the
+    respondents' scenarios it fails (None: ``deadline`` expired before every requirement
+    was attacked).
+
+    A respondent's scenarios are examined only once the outsider's requirements all hold
+    (the outsider's cuts come first and are cheaper to find). Each requirement is proved
+    against every respondent by certificates (:func:`tabsdc.audit.insider_proofs`, over
+    the whole pattern); a scenario without one fails exactly, and its attacker LP, the
+    respondent's cells fixed, gives its cut."""
     attacker.set_pattern(z)
-    out = []
-    for req in reqs:
-        if deadline.expired:
-            return None
-        try:
-            reach, duals, _ = attacker.reach(req)
-        except SolverError:
-            if deadline.expired:  # the attack LP was stopped by the time limit
-                return None
-            raise
+    out: list[tuple[Requirement, np.ndarray]] = []
+
+    def attack(req: Requirement) -> None:
+        reach, duals, _ = attacker.reach(req)
         if reach < req.level * (1 - TOL):
             out.append((req, attacker.cut(req, duals)))
+
+    def against_insiders(req: Requirement) -> None:
+        for scenario in attacker.failing_scenarios(req):
+            attack(scenario)
+
+    passes = [attack] + ([against_insiders] if attacker.insiders is not None else [])
+    for check in passes:
+        for req in reqs:
+            if deadline.expired:
+                return None
+            try:
+                check(req)
+            except SolverError:
+                if deadline.expired:  # the attack LP was stopped by the time limit
+                    return None
+                raise
+        if out:
+            break
     return out
 
 

@@ -123,6 +123,8 @@ class SuppressionResult:
                          f"rounds {s.rounds}, "
                          f"cuts {s.cuts} (+{s.seed_rows} seed rows), "
                          f"attacker LPs {s.attacker_solves}")
+        if self.audit.insider is not None:
+            lines.append("  " + self.audit.insider.headline())
         lines.append("  audit: " + ("every primary cell protected" if self.protected
                                     else f"NOT protected: {self.audit.why_not_protected()}"))
         return "\n".join(lines)
@@ -161,8 +163,18 @@ class SuppressionResult:
             "suppressed": np.flatnonzero(self.suppressed).tolist(),
             "secondary": np.flatnonzero(self.secondary.to_numpy()).tolist(),
             "audit_protected": self.protected,
+            **self._insider_figures(),
             **{k.split(" (")[0].replace(" ", "_"): v for k, v in self.totals().items()},
         }
+
+    def _insider_figures(self) -> dict[str, Any]:
+        """The insider attack of the audit in numbers (none when it did not run)."""
+        insider = None if self.audit is None else self.audit.insider
+        if insider is None:
+            return {}
+        return {"insider_respondents": insider.respondents,
+                "insider_pairs_failing": len(insider.pairs),
+                "insider_attack_complete": insider.complete}
 
     def to_report(self) -> Section:
         from sdcreport import Section
@@ -189,6 +201,10 @@ class SuppressionResult:
         if self.method == "optimal":
             metrics.update({"bound": s.bound, "gap %": 100 * s.gap, "rounds": s.rounds,
                             "cuts": s.cuts})
+        figures = self._insider_figures()
+        if figures:
+            metrics["single-contributor respondents"] = figures["insider_respondents"]
+            metrics["pairs the insider attack breaks"] = figures["insider_pairs_failing"]
         metrics.update({"seconds": round(self.seconds, 3),
                         "audit": "clean" if self.protected else (
                             "none (no pattern)" if self.audit is None else "FAILED")})

@@ -29,6 +29,9 @@ __all__ = ["Job", "JobSlots", "LimitReached", "worker_context"]
 
 #: Progress lines kept per job (the oldest are dropped).
 MAX_LINES = 200
+#: The latest progress lines a job's status shows (a protection of the business survey,
+#: its audit and insider attack included, fits whole).
+SHOWN_LINES = 30
 #: "3/10" or "3 of 10" in a progress line sets the bar (the audit, the heuristics).
 _COUNT = re.compile(r"(\d+)\s*(?:/|of)\s*(\d+)")
 
@@ -181,7 +184,7 @@ class Job:
             if self.state == "done":
                 fraction = 1.0
             return {"kind": self.kind, "state": self.state, "fraction": fraction,
-                    "lines": self.lines[-20:], "error": self.error,
+                    "lines": self.lines[-SHOWN_LINES:], "error": self.error,
                     "seconds": round(self.elapsed(), 1), "pid": self.pid,
                     "alive": self.process.is_alive()}
 

@@ -58,8 +58,8 @@ def test_network_method_stops_too():
 
 
 def test_heuristic_cut_during_clean_up_keeps_a_protecting_pattern(table):
-    # routing needs about 200 clock readings here, the whole run about 560
-    limited = suppress(table, "heuristic", time_limit=ticking(400))
+    # routing needs about 190 clock readings here, the whole run about 370
+    limited = suppress(table, "heuristic", time_limit=ticking(280))
     full = suppress(table, "heuristic")
     assert limited.status == "feasible" and limited.stats.time_limited
     assert limited.protected and full.protected and not full.stats.time_limited

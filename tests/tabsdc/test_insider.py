@@ -1,0 +1,312 @@
+"""The insider attack: the respondent of a single-contributor cell knows its value.
+
+An attacker written here independently of the toolkit's: the respondents are read from the
+records (the one record of a single-contributor cell), and each respondent's attack is a
+``scipy.optimize.linprog`` min and max of every other sensitive cell over the relations,
+the published values, the a-priori bounds and the respondent's own cells fixed. The audit's
+verdicts must agree with it, and every suppression method's pattern must pass it.
+"""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from sdcreport import Report
+from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.audit import audit, insider_attack
+from tabsdc.audit.intervals import IntervalAttack
+from tabsdc.datasets import load_business_survey
+from tabsdc.progress import Deadline
+from tabsdc.suppression import suppress
+from tabsdc.table import HIDDEN_STATUSES
+
+#: The methods of the random tables (``auto`` runs ``optimal`` on tables this small; it is
+#: tested on the README table, as are the network method's tables below).
+METHODS = ["optimal", "heuristic", "modular", "hypercube"]
+
+
+def survey(seed: int, dims: int, records: int) -> tuple[pd.DataFrame, list[str], Table]:
+    """Records and the rule-applied table of a random survey: ``dims`` dimensions, the first
+    two a two-level hierarchy (two groups of two or three codes), a third one two codes
+    under its total; p % (p = 10) and frequency (3) primaries, so many cells have one or
+    two contributors."""
+    rng = np.random.default_rng(seed)
+    data, hierarchies, names = {}, {}, []
+    for d in range(dims):
+        upper = rng.integers(0, 2 if d < 2 else 1, records)
+        lower = rng.integers(0, 2 + d % 2, records)
+        data[f"d{d}a"] = [f"{'XYZ'[d]}{u}" for u in upper]
+        data[f"d{d}b"] = [f"{'XYZ'[d]}{u}{w}" for u, w in zip(upper, lower, strict=True)]
+        names.append(f"d{d}b")
+    frame = pd.DataFrame(data)
+    frame["v"] = np.round(rng.pareto(1.2, records) * 100 + 1, 1)
+    for d in range(dims):
+        hierarchies[f"d{d}b"] = Hierarchy.from_levels(frame[[f"d{d}a", f"d{d}b"]]
+                                                      .drop_duplicates())
+    table = Table.from_microdata(frame, names, "v", hierarchies=hierarchies)
+    return frame, names, apply_rules(table, [PPercentRule(10), FrequencyRule(3)]).table
+
+
+def contributions(frame: pd.DataFrame, names: list[str], table: Table) -> np.ndarray:
+    """``in_cell[r, j]``: record r lies in cell j (its code, its group or the total in every
+    dimension), read from the records alone."""
+    labels = table.cells.index
+    labels = labels if isinstance(labels, pd.MultiIndex) else pd.MultiIndex.from_arrays(
+        [labels])
+    inside = np.ones((len(frame), table.n_cells), dtype=bool)
+    for d, name in enumerate(names):
+        own = frame[name].to_numpy()
+        group = frame[name.replace("b", "a")].to_numpy()
+        code = labels.get_level_values(d).to_numpy()
+        inside &= ((code[None, :] == own[:, None]) | (code[None, :] == group[:, None])
+                   | (code[None, :] == "Total"))
+    return inside
+
+
+def independent_insider_failures(table: Table, in_cell: np.ndarray,
+                                 tol: float = 1e-6) -> set[tuple[int, int]]:
+    """(respondent record, sensitive cell) pairs the respondent narrows below the cell's
+    levels: linprog over ``A x = A a``, published cells at their values, the respondent's
+    single-contributor cells at theirs, every other hidden cell within [lb, ub]. Only cells
+    the outsider does not already break, and not cells the respondent contributes to."""
+    cells = table.cells
+    a = table.values
+    A = table.A.toarray()
+    hidden = cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    sensitive = hidden & (cells["status"] == "u").to_numpy()
+    lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)
+    lpl, upl, spl = (cells[c].to_numpy(float) for c in ("lpl", "upl", "spl"))
+    count = in_cell.sum(axis=0)
+    sole = np.where(count == 1, np.argmax(in_cell, axis=0), -1)
+
+    def interval(j: int, known: np.ndarray) -> tuple[float, float]:
+        # the cells the attacker does not know are the variables; the others are constants
+        free = np.flatnonzero(hidden & ~known)
+        rows = np.abs(A[:, free]).sum(axis=1) > 0
+        bounds = [(lb[k], None if np.isinf(ub[k]) else ub[k]) for k in free]
+        ends = []
+        for sign in (1, -1):
+            c = np.where(free == j, float(sign), 0.0)
+            res = linprog(c, A_eq=A[rows][:, free], b_eq=A[rows][:, free] @ a[free],
+                          bounds=bounds, method="highs")
+            assert res.status in (0, 3)
+            ends.append(sign * res.fun if res.status == 0 else sign * np.inf)
+        return ends[0], ends[1]
+
+    def protected(j: int, low: float, high: float) -> bool:
+        slack = tol * max(1.0, abs(a[j]))
+        return (low <= a[j] - lpl[j] + slack and high >= a[j] + upl[j] - slack
+                and high - low >= spl[j] - slack and high - low > slack)
+
+    outside = {j for j in np.flatnonzero(sensitive) if protected(j, *interval(j, ~hidden))}
+    failures = set()
+    for respondent in np.unique(sole[sensitive & (cells["freq"] == 1).to_numpy()]):
+        known = hidden & (sole == respondent)
+        for j in sorted(outside):
+            if in_cell[respondent, j]:  # its own cells and the totals it contributes to
+                continue
+            if not protected(j, *interval(j, known)):
+                failures.add((int(respondent), int(j)))
+    return failures
+
+
+def audit_failures(result, frame: pd.DataFrame, names: list[str]) -> set[tuple[int, int]]:
+    """The audit's failing pairs as (respondent record, cell) pairs."""
+    in_cell = contributions(frame, names, result.table)
+    out = set()
+    for insider, exposed in zip(result.insider.pairs["insider"], result.insider.pairs["exposed"],
+                                strict=True):
+        (record,) = np.flatnonzero(in_cell[:, insider])
+        out.add((int(record), int(exposed)))
+    return out
+
+
+def records(dims: int) -> int:
+    """Records of a random survey: enough for many single-contributor cells, few enough
+    for the independent attacker's LPs (one pair of them per respondent and cell)."""
+    return 25 if dims == 2 else 10
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), dims=st.sampled_from([2, 3]),
+       extra=st.floats(0.0, 0.3))
+@example(seed=11, dims=2, extra=0.0)
+@example(seed=5, dims=3, extra=0.1)
+def test_the_audit_agrees_with_an_independent_insider_attacker(seed, dims, extra):
+    frame, names, table = survey(seed, dims, records(dims))
+    # an outsider-only pattern, and some cells more, so that some pairs fail and some not
+    pattern = suppress(table, "heuristic", singletons=False).suppressed.copy()
+    rng = np.random.default_rng(seed)
+    pattern |= (rng.random(table.n_cells) < extra) & (table.cells["status"] != "z").to_numpy()
+    status = np.where(pattern & (table.cells["status"] != "u"), "m", table.cells["status"])
+    published = table.with_columns(status=status)
+    result = audit(published)
+    expected = independent_insider_failures(published, contributions(frame, names, published))
+    assert result.insider is not None and result.insider.complete
+    assert audit_failures(result, frame, names) == expected
+    assert result.protected == (not expected and bool(result.frame["protected"].all()))
+
+
+@pytest.mark.slow
+@settings(max_examples=2, deadline=None)
+@given(seed=st.integers(0, 10_000), dims=st.sampled_from([2, 3]))
+@example(seed=11, dims=2)
+@example(seed=5, dims=3)
+def test_every_method_protects_against_insiders(seed, dims):
+    frame, names, table = survey(seed, dims, records(dims))
+    in_cell = contributions(frame, names, table)
+    for method in METHODS:
+        result = suppress(table, method, time_limit=60)
+        assert result.status != "no pattern"
+        assert result.passed, method
+        assert independent_insider_failures(result.table, in_cell) == set(), method
+
+
+def test_the_network_method_protects_against_insiders():
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"r": rng.choice(list("ABCD"), 30), "c": rng.choice(list("xyz"), 30),
+                          "v": np.round(rng.pareto(1.2, 30) * 100 + 1, 1)})
+    table = apply_rules(Table.from_microdata(frame, ["r", "c"], "v"),
+                        [PPercentRule(10), FrequencyRule(3)]).table
+    labels = table.cells.index
+    in_cell = np.array([[(code_r in (r, "Total")) and (code_c in (c, "Total"))
+                         for code_r, code_c in labels] for r, c in zip(frame["r"], frame["c"],
+                                                                       strict=True)])
+    plain = suppress(table, "network", singletons=False)
+    assert independent_insider_failures(plain.table, in_cell)  # the outsider's pattern fails
+    result = suppress(table, "network")
+    assert result.passed
+    assert independent_insider_failures(result.table, in_cell) == set()
+
+
+def test_two_single_contributor_cells_alone_in_a_relation_are_named_with_their_intervals():
+    # T = A + B + C + D; A (40) and B (50) have one contributor each and are primary
+    frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
+                          "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
+    table = apply_rules(Table.from_microdata(frame, ["r"], "v"),
+                        FrequencyRule(2, level=10)).table
+    status = table.cells["status"].to_numpy().copy()
+    published = table.with_columns(status=status)  # A and B hidden: each one's only partner
+    result = audit(published)
+    assert result.frame["lower"].tolist() == [0.0, 0.0]  # the outsider cannot tell them apart
+    assert result.frame["upper"].tolist() == [90.0, 90.0]
+    assert not result.protected and result.status == "not protected"
+    pairs = result.insider_failures
+    assert pairs[["insider", "exposed", "lower", "upper"]].values.tolist() == [
+        ["r=A", "r=B", 50.0, 50.0], ["r=B", "r=A", 40.0, 40.0]]
+    assert pairs[["lpl", "upl"]].values.tolist() == [[5.0, 5.0], [4.0, 4.0]]
+    text = result.summary()
+    assert "2 narrowed below their levels" in text
+    assert "the respondent of r=A puts r=B in [50, 50] (value 50" in text
+    assert result.frame.loc[["A", "B"], "insider_ok"].tolist() == [False, False]
+    data = result.to_dict()["insider"]
+    assert data["respondents"] == 2 and [p["exposed"] for p in data["failing"]] == ["r=B", "r=A"]
+    assert "Pairs the insider attack breaks" in Report("audit").add(
+        result.to_report()).to_markdown()
+    assert audit(published, singletons=False).insider is None
+    assert audit(published, singletons=False).protected  # the outsider alone is fooled
+
+
+def test_an_attack_cut_short_by_the_time_limit_is_never_protected():
+    frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
+                          "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
+    table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
+    protected = suppress(table, cost="value")
+    result = protected.audit
+    assert result.insider.passed and result.protected
+    hidden = protected.suppressed
+    attack = IntervalAttack(table.A, table.b, table.values, hidden,
+                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
+    late = insider_attack(attack, table.values, tuple(
+        table.cells[c].to_numpy(float) for c in ("lpl", "upl", "spl")),
+        (table.cells["status"] == "u").to_numpy(), _groups(table, hidden),
+        deadline=Deadline(1.0, clock=iter([0.0] + [5.0] * 100).__next__))
+    assert late.unchecked == late.requirements > 0 and not late.complete and not late.passed
+    cut = dataclasses.replace(result, insider=late)
+    assert cut.status == "time-limited" and not cut.protected
+
+
+def _groups(table: Table, hidden: np.ndarray):
+    from tabsdc.audit import insider_groups
+
+    freq = table.cells["freq"].to_numpy(float)
+    return insider_groups(table.A, freq, hidden & (table.cells["status"] == "u").to_numpy()
+                          & (freq == 1))
+
+
+@pytest.fixture(scope="module")
+def business_survey() -> Table:
+    data = load_business_survey()
+    hierarchies = {
+        "A88": Hierarchy.from_levels(data[["A10", "A21", "A88"]]),
+        "NUTS3": Hierarchy.from_levels(data[["NUTS1", "NUTS2", "NUTS3"]]),
+    }
+    table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER", hierarchies=hierarchies)
+    return apply_rules(table, [PPercentRule(10), FrequencyRule(3)]).table
+
+
+#: Pairs (respondent's cell, exposed cell) of the README table that the outsider's patterns
+#: leave narrowed: A88=42 in FR221 and FR223 are each other's only unknown once one
+#: respondent knows its own value.
+README_PAIRS = [(("42", "FR223"), ("42", "FR221")), (("42", "FR221"), ("42", "FR223"))]
+
+
+def linprog_interval(table: Table, known: list[int], j: int) -> tuple[float, float]:
+    """min and max of cell j over the published table with the cells ``known`` fixed."""
+    cells = table.cells
+    a = table.values
+    hidden = cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    fixed = ~hidden
+    fixed[known] = True
+    lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)
+    bounds = np.column_stack([np.where(fixed, a, lb), np.where(fixed, a, ub)])
+    ends = []
+    for sign in (1, -1):
+        c = np.zeros(len(a))
+        c[j] = sign
+        res = linprog(c, A_eq=table.A, b_eq=table.A @ a, bounds=bounds, method="highs")
+        ends.append(sign * res.fun)
+    return ends[0], ends[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("method", "limit"), [("heuristic", None), ("optimal", 60),
+                                               ("hypercube", None), ("auto", None)])
+def test_the_readme_table_is_protected_against_its_respondents(business_survey, method,
+                                                               limit):
+    result = suppress(business_survey, method, time_limit=limit)
+    assert result.status in ("optimal", "feasible") and result.passed
+    insider = result.audit.insider
+    assert insider is not None and insider.complete and len(insider.pairs) == 0
+    assert insider.respondents > 200
+    position = business_survey.cells.index.get_loc
+    for respondent, exposed in README_PAIRS:
+        j = position(exposed)
+        low, high = linprog_interval(result.table, [position(respondent)], j)
+        a = business_survey.values[j]
+        level = business_survey.cells["upl"].iloc[j]
+        assert low <= a - level + 1e-6 * a and high >= a + level - 1e-6 * a
+    assert "insider attack: " in result.summary()
+
+
+@pytest.mark.slow
+def test_the_outsiders_pattern_of_the_readme_table_is_broken_by_its_respondents(
+        business_survey):
+    plain = suppress(business_survey, "heuristic", singletons=False)
+    assert plain.passed and plain.audit.insider is None  # against the outsider alone
+    verdict = audit(plain.table)
+    pairs = verdict.insider_failures
+    assert not verdict.passed and len(pairs) > 10
+    named = set(zip(pairs["insider"], pairs["exposed"], strict=True))
+    labels = business_survey.cell_labels
+    position = business_survey.cells.index.get_loc
+    for respondent, exposed in README_PAIRS:
+        assert (labels([position(respondent)])[0], labels([position(exposed)])[0]) in named
+        low, high = linprog_interval(plain.table, [position(respondent)], position(exposed))
+        assert high - low < 1e-6 * business_survey.values[position(exposed)]
