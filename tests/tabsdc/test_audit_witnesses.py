@@ -155,11 +155,19 @@ def test_a_searched_audit_finds_the_primaries_a_pattern_exposes():
     assert set(searched.failures.index) == set(honest.failures.index)
 
 
-def test_searching_witnesses_needs_dimensions():
-    table = suppress(small_hierarchical_table(4), "hypercube").table
+def test_a_table_of_relations_only_is_settled_without_hypercubes():
+    from tabsdc.audit.witness_search import search_witnesses
+
+    result = suppress(small_hierarchical_table(4), "hypercube")
+    table = result.table
     relations_only = Table(table.cells.reset_index(drop=True), table.A, table.b)
     with pytest.raises(InputError, match="dimensions and hierarchies"):
-        audit(relations_only, witnesses="search")
+        search_witnesses(relations_only, np.asarray(result.suppressed))
+    settled = audit(relations_only, witnesses="search")  # joint points and relaxations only
+    exact = audit(relations_only)
+    assert settled.witnesses == 0 and settled.protected == exact.protected
+    sensitive = settled.frame["status"] == "u"
+    assert (settled.frame["solver_status"][sensitive] == "witness").all()
     with pytest.raises(InputError, match="witnesses"):
         audit(table, witnesses="hypercubes")
 
