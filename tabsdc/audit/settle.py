@@ -48,11 +48,22 @@ from tabsdc.audit.outer_bounds import relaxed_extreme
 from tabsdc.parallel import parallel_map, resolve_jobs
 from tabsdc.progress import Deadline, Progress, ProgressReporter
 
-__all__ = ["Settlement", "settle_requirements", "GROUP_CELLS"]
+__all__ = ["Settlement", "settle_requirements", "GROUP_CELLS", "REGION_CELLS"]
 
 #: Blocks are gathered into groups of at least this many hidden cells (one LP per round for
 #: all of them); a larger block is a group of its own.
 GROUP_CELLS = 4096
+
+#: The relaxations of a round cost at most what its joint points did, counting a relaxation
+#: of ``s`` cells as ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of joint point (the
+#: dual simplex on a small relaxation against the interior point method on a block, measured
+#: on 4-D tables: about 1 ms per LP plus 25 times the cells per second).
+RELAXATION_COST, RELAXATION_SPEED = 5, 25
+
+#: Joint points are first solved on regions of at most this many hidden cells: an interior
+#: point solve on 10^4 cells of a 4-D table takes a second or two, one on 8 x 10^4 did not
+#: end in five minutes.
+REGION_CELLS = 16384
 
 
 @dataclass(frozen=True)
@@ -287,8 +298,11 @@ class _Side:
         while rounds.pending.any() and not deadline.expired:
             before = int(rounds.pending.sum())
             settled = rounds.joint(deadline) + rounds.relax(deadline)
-            if settled < max(1, before // 10) and rounds.whole and rounds.pending.any():
-                rounds.decide_furthest(deadline)
+            if settled < max(1, before // 10):
+                if not rounds.whole:
+                    rounds.widen()
+                elif rounds.pending.any():
+                    rounds.decide_furthest(deadline)
             if report is not None:
                 report(len(self.cells) - int(rounds.pending.sum()))
         return _Outcome(rounds.lower, rounds.upper, rounds.missed,
@@ -302,7 +316,8 @@ def _run_side(task: tuple[_Side, float | None]) -> _Outcome:
 
 
 class _Rounds:
-    """The state of one side's rounds: inner bounds, pending and missed requirements."""
+    """The state of one side's rounds: inner bounds, pending and missed requirements, and
+    where the joint points are solved."""
 
     def __init__(self, side: _Side) -> None:
         self.side = side
@@ -314,59 +329,104 @@ class _Rounds:
         self.hops = np.zeros(n, dtype=np.int64)  # the relaxation reach tried so far
         self.size = np.zeros(n, dtype=np.int64)  # cells of the last relaxation
         self.exhausted = np.zeros(n, dtype=bool)  # no wider relaxation is worth trying
-        self.whole = False  # joint points over the whole block (not a restriction)
-        self.lps = 0
+        self.local = True  # joint points on the neighbourhood of the pending cells
+        self.window = min(block.n_cells, REGION_CELLS)  # else on windows this long
+        self.rounds = self.lps = self.budget = 0
         #: relaxations are widened while they hold at most this many cells (an eighth of the
-        #: block: wider ones cost about as much as the exact extreme and rarely succeed)
-        self.cheap = max(64, block.n_cells // 8)
+        #: block or of a region: wider ones cost about as much as the exact extreme and
+        #: rarely succeed)
+        self.cheap = max(64, min(block.n_cells, REGION_CELLS) // 8)
 
-    def joint(self, deadline: Deadline, *, alone: int | None = None) -> int:
-        """One joint point for every pending requirement (for requirement ``alone`` only
-        when given: its exact extreme over the whole block); how many it settled.
+    @property
+    def whole(self) -> bool:
+        """The joint points span the whole block."""
+        return not self.local and self.window >= self.side.block.n_cells
+
+    def widen(self) -> None:
+        """From the neighbourhood to windows, then to windows twice as long."""
+        if self.local:
+            self.local = False
+        else:
+            self.window = min(2 * self.window, self.side.block.n_cells)
+
+    def regions(self, chosen: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Where this round's joint points are solved: (region, requirements) pairs. The
+        neighbourhood of the pending cells within ``reach`` hops while it holds at most half
+        the block and one window; otherwise windows of :attr:`window` consecutive block
+        positions, shifted by half a window every other round (a cell near the edge of one
+        is inside the next)."""
+        side, n = self.side, self.side.block.n_cells
+        if self.local:
+            near = side.block.neighbourhood(side.cells[chosen], side.reach)
+            if len(near) <= min(self.window, n // 2):
+                return [(near, chosen)]
+            self.local = False
+        if self.window >= n:
+            return [(np.arange(n), chosen)]
+        shift = self.window // 2 if self.rounds % 2 else 0
+        edges = np.unique(np.clip(np.arange(-shift, n + self.window, self.window), 0, n))
+        where = np.searchsorted(edges, side.cells[chosen], side="right") - 1
+        return [(np.arange(edges[w], edges[w + 1]), chosen[where == w])
+                for w in np.unique(where)]
+
+    def joint(self, deadline: Deadline) -> int:
+        """Joint points for every pending requirement on this round's regions; how many
+        they settled.
 
         Weights: draws in [0.5, 1.5] from a generator seeded by the LPs solved so far (ties
         broken alike in every run).
         """
+        chosen = np.flatnonzero(self.pending)
+        met = self.budget = 0
+        for region, targets in self.regions(chosen):
+            if deadline.expired:
+                break
+            met += self.point(region, targets, deadline) or 0
+            self.budget += len(region)
+        self.rounds += 1
+        return met
+
+    def point(self, region: np.ndarray, targets: np.ndarray, deadline: Deadline
+              ) -> int | None:
+        """The joint point of ``targets`` (requirement numbers) on ``region`` (block
+        positions, sorted), taken into the inner bounds; how many requirements it met
+        (None when the solve failed)."""
         side, block = self.side, self.side.block
-        chosen = np.flatnonzero(self.pending) if alone is None else np.array([alone])
-        region = np.arange(block.n_cells)
-        if not self.whole and alone is None:
-            region = block.neighbourhood(side.cells[chosen], side.reach)
-            self.whole = len(region) > block.n_cells // 2
-        draw = np.random.default_rng(self.lps).uniform(0.5, 1.5, len(chosen))
-        point = joint_point(block.restriction(region), np.searchsorted(region, side.cells[chosen]),
-                            block.values[region], side.targets[chosen], draw,
-                            time_limit=deadline.solver_limit())
+        draw = np.random.default_rng(self.lps).uniform(0.5, 1.5, len(targets))
+        point = joint_point(block.restriction(region),
+                            np.searchsorted(region, side.cells[targets]), block.values[region],
+                            side.targets[targets], draw, time_limit=deadline.solver_limit())
         self.lps += 1
         if point is None:
-            if alone is not None and not deadline.expired:  # numerical trouble: left to
-                self.pending[alone] = False                  # the exact interval attack
-                self.failed[alone] = True
-            self.whole = True
-            return 0
+            return None
         x = block.values.copy()
         x[region] = point
         self.lower, self.upper = np.minimum(self.lower, x), np.maximum(self.upper, x)
         reached = (self.upper if side.sense == "max" else self.lower)[side.cells]
         met = self.pending & ~_short(reached, side.targets, side.margins, side.sense)
         self.pending &= ~met
-        if alone is not None and self.pending[alone]:  # the exact extreme misses the target
-            self.missed[alone] = reached[alone]
-            self.pending[alone] = False
-            return 1
-        if not self.whole and met.sum() < 0.1 * len(chosen):
-            self.whole = True
         return int(met.sum())
 
     def relax(self, deadline: Deadline) -> int:
-        """Relaxations one hop wider for the pending requirements (while they stay cheap);
-        how many they showed missed."""
-        found = 0
-        for k in np.flatnonzero(self.pending & ~self.exhausted):
-            if deadline.expired:
+        """Relaxations one hop wider for the pending requirements, the furthest behind
+        first, within this round's budget (what its joint points cost: a relaxation of ``s``
+        cells counts ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of joint point); how
+        many they showed missed."""
+        found = spent = 0
+        candidates = np.flatnonzero(self.pending & ~self.exhausted)
+        for k in candidates[np.argsort(self.shares()[candidates], kind="stable")]:
+            if spent >= self.budget or deadline.expired:
                 break
             found += self.relax_one(k, deadline)
+            spent += RELAXATION_COST + self.size[k] / RELAXATION_SPEED
         return found
+
+    def shares(self) -> np.ndarray:
+        """How much of its way to the target each requirement's points have gone."""
+        side = self.side
+        a = side.block.values[side.cells]
+        reached = (self.upper if side.sense == "max" else self.lower)[side.cells]
+        return (reached - a) / (side.targets - a)
 
     def relax_one(self, k: int, deadline: Deadline) -> int:
         """Requirement ``k``'s relaxation one hop wider: 1 when it shows it missed."""
@@ -385,10 +445,15 @@ class _Rounds:
         return 1
 
     def decide_furthest(self, deadline: Deadline) -> None:
-        """The exact extreme of the pending requirement whose point got least of its way to
-        the target (the likeliest to be missed)."""
+        """The exact extreme of the pending requirement whose points got least of its way to
+        the target (the likeliest to be missed): its joint point alone over the whole block
+        either meets the target or is the extreme, which misses it."""
         side = self.side
-        a = side.block.values[side.cells]
-        reached = (self.upper if side.sense == "max" else self.lower)[side.cells]
-        share = np.where(self.pending, (reached - a) / (side.targets - a), np.inf)
-        self.joint(deadline, alone=int(np.argmin(share)))
+        k = int(np.argmin(np.where(self.pending, self.shares(), np.inf)))
+        if self.point(np.arange(side.block.n_cells), np.array([k]), deadline) is None:
+            if not deadline.expired:  # numerical trouble: left to the exact interval attack
+                self.pending[k] = False
+                self.failed[k] = True
+        elif self.pending[k]:
+            self.missed[k] = (self.upper if side.sense == "max" else self.lower)[side.cells[k]]
+            self.pending[k] = False

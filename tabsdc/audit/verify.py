@@ -88,17 +88,25 @@ def audit(
         Directions along which the published table allows the hidden cells to move (e.g.
         :attr:`tabsdc.suppression.SuppressionResult.witnesses`), or ``"search"`` to look
         for them in the pattern: hypercubes whose corners are all hidden, through every
-        sensitive hidden cell (:func:`tabsdc.audit.witness_search.search_witnesses`; a
-        table with dimensions). The audit of a large pattern from any source then takes
-        seconds to minutes instead of two LPs per hidden cell. Each is checked on the table
+        sensitive hidden cell (:func:`tabsdc.audit.witness_search.search_witnesses`; on a
+        table without dimensions, e.g. read from a JJ file, none are looked for). Either way
+        the audit then settles each sensitive cell's requirements instead of computing two
+        exact LP bounds per hidden cell: a pattern of 10^4-10^5 cells from any source takes
+        minutes, not hours. Each witness is checked on the table
         (:func:`tabsdc.audit.witnesses.witness_bounds`: relations, pattern, bounds); a
         hidden cell whose checked witnesses already prove its protection (and that it is not
-        exactly disclosed) gets those inner bounds, status ``"witness"``, instead of two
-        LPs: the exact interval contains them. A cell the relations give away by
-        elimination gets ``[a, a]``, status ``"derived"``. Every other sensitive cell is
-        bounded by local LPs or the exact LPs; a non-sensitive hidden cell the witnesses do
-        not settle has status ``"unsettled"`` and NaN bounds: the verdict does not depend on
-        it, and only an LP over the whole pattern would say whether it is disclosed.
+        exactly disclosed) gets those inner bounds, status ``"witness"``: the exact interval
+        contains them. A cell the relations give away by elimination gets ``[a, a]``, status
+        ``"derived"``. The requirements left are settled by LPs
+        (:func:`tabsdc.audit.settle.settle_requirements`): points of the attacker's polytope
+        that reach them (status ``"witness"`` too), or outer bounds that miss them (status
+        ``"exposed"``: the bound of each missed requirement is an outer bound, the exact
+        interval lies within it; the other end is an inner bound). A sensitive cell they do
+        not settle (spl beyond what the points show, an exposed cell no point moves) gets its
+        exact LP bounds; one a time limit leaves open stays ``"not computed"`` (counted as not
+        protected, listed in :attr:`AuditResult.not_settled`). A non-sensitive hidden cell
+        nothing moves has status ``"unsettled"`` and NaN bounds: the verdict does not depend
+        on it, and only an LP over the whole pattern would say whether it is disclosed.
         Ignored with ``integer`` or ``release_intervals`` (both need exact intervals).
     solver, time_limit
         Solver name (``"highs"`` keeps one model per block of hidden cells) and the seconds
@@ -114,8 +122,9 @@ def audit(
         Receives progress lines (bounds done, rate, time left; within seconds, then at least
         every 10 s), e.g. :func:`print_progress`.
     n_jobs, client
-        Share the LP bounds of each block (and the witness search, the local witnesses)
-        among ``n_jobs`` processes or the workers of a ``dask.distributed`` client
+        Share the LP bounds of each block (and the witness search, the settling of
+        requirements: a group of blocks and a direction per task) among ``n_jobs``
+        processes or the workers of a ``dask.distributed`` client
         (:func:`tabsdc.parallel.parallel_map`); the intervals are the same.
 
     Returns

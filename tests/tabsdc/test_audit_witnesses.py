@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tabsdc import Table
 from tabsdc.audit import audit
-from tabsdc.audit.witnesses import derived_cells, local_witness_bounds, witness_bounds
+from tabsdc.audit.witnesses import derived_cells, witness_bounds
 from tabsdc.errors import InputError
 from tabsdc.suppression import suppress
 from tests.tabsdc.test_parallel import small_hierarchical_table
@@ -97,20 +97,6 @@ def test_parallel_bounds_equal_the_sequential_ones():
     assert np.allclose(one.frame[["lower", "upper"]].to_numpy(),
                        two.frame[["lower", "upper"]].to_numpy(), rtol=1e-9, atol=1e-9)
     assert one.frame["protected"].equals(two.frame["protected"])
-
-
-def test_local_witnesses_in_parallel_equal_the_sequential_ones():
-    result = suppress(small_hierarchical_table(7), "heuristic")
-    table, hidden = result.table, result.suppressed
-    args = (table.A, table.values, hidden, table.cells["lb"].to_numpy(float),
-            table.cells["ub"].to_numpy(float), np.flatnonzero(hidden))
-    one = local_witness_bounds(*args, hops=4)
-    two = local_witness_bounds(*args, hops=4, n_jobs=2)
-    assert np.allclose(one, two, rtol=1e-9, atol=1e-9, equal_nan=False)
-    exact = audit(table).frame  # the exact intervals contain the local ones
-    slack = 1e-6 * np.maximum(1.0, np.abs(exact["value"].to_numpy()))
-    assert (exact["lower"].to_numpy() <= one[0] + slack).all()
-    assert (exact["upper"].to_numpy() >= one[1] - slack).all()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
