@@ -12,6 +12,12 @@ Renderers: :meth:`Report.to_text` (terminal), :meth:`Report.to_markdown`,
 :meth:`Report.to_html` (one self-contained file, figures embedded as base64 PNG),
 :meth:`Report.to_dict` / :meth:`Report.to_json` (machine-readable; figures are omitted from
 JSON, tables are written as lists of records).
+
+A report is internal: it holds what a publication must not (rules, levels, statuses, audit
+intervals, original values). Every rendering says so first
+(:data:`sdcreport.files.CONFIDENTIAL`): a line above the title, a banner of the HTML page,
+the first field of the JSON. What may be published is written by
+:func:`tabsdc.release.write_release` alone.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sdcreport.files import write_text
+from sdcreport.files import CONFIDENTIAL, CONFIDENTIAL_FIELD, write_text
 from sdcreport.numbers import format_frame, format_number
 
 __all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report", "jsonable",
@@ -72,12 +78,14 @@ class Figure:
 
     @classmethod
     def from_matplotlib(cls, fig: Any, caption: str = "", dpi: int = 100) -> Figure:
-        """Render a matplotlib figure to PNG and close it."""
-        import matplotlib.pyplot as plt
-
+        """Render a matplotlib figure to PNG; a figure made by pyplot is closed (one made as
+        ``matplotlib.figure.Figure`` has nothing to close, and needs no lock to draw)."""
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-        plt.close(fig)
+        if getattr(fig.canvas, "manager", None) is not None:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
         return cls(png=buffer.getvalue(), caption=caption)
 
 
@@ -127,7 +135,7 @@ class Report:
     # -- renderers ---------------------------------------------------------------------------
     def to_text(self) -> str:
         """Plain text for the terminal (tables cut to :data:`MAX_PREVIEW_ROWS` rows)."""
-        out = [self.title, "=" * len(self.title), ""]
+        out = [CONFIDENTIAL, "", self.title, "=" * len(self.title), ""]
         for section in self.sections:
             out += [section.title, "-" * len(section.title)]
             for block in section.blocks:
@@ -137,7 +145,7 @@ class Report:
 
     def to_markdown(self) -> str:
         """Markdown; figures are referenced by caption only (use HTML to see them)."""
-        out = [f"# {self.title}", ""]
+        out = [f"**{CONFIDENTIAL}**", "", f"# {self.title}", ""]
         for section in self.sections:
             out += [f"## {section.title}", ""]
             for block in section.blocks:
@@ -147,7 +155,8 @@ class Report:
 
     def to_html(self) -> str:
         """One self-contained HTML document (inline CSS, figures as data-URI PNG)."""
-        body = [f"<h1>{_esc(self.title)}</h1>"]
+        body = [f'<p class="confidential">{_esc(CONFIDENTIAL)}</p>',
+                f"<h1>{_esc(self.title)}</h1>"]
         if self.metadata:
             body.append(_metrics_html(Metrics(self.metadata)))
         toc = "".join(
@@ -162,8 +171,11 @@ class Report:
         return _HTML_PAGE.format(title=_esc(self.title), body="\n".join(body))
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: metadata, and per section its text, metrics and tables."""
+        """A JSON-ready dict: the confidentiality field, title, metadata, and per section its
+        text, metrics and tables."""
+        field, note = CONFIDENTIAL_FIELD
         return {
+            field: note,
             "title": self.title,
             "metadata": jsonable(self.metadata),
             "sections": [
@@ -336,6 +348,7 @@ th, td {{ border: 1px solid #ccc; padding: 2px 8px; text-align: right; }}
 table.metrics th {{ text-align: left; background: #f3f3f3; }}
 .scroll {{ overflow-x: auto; max-height: 40em; }}
 .caption, figcaption, .note {{ color: #555; font-style: italic; }}
+.confidential {{ border: 2px solid #a00; color: #a00; font-weight: bold; padding: 4px 8px; }}
 img {{ max-width: 100%; }}
 </style></head>
 <body>

@@ -32,16 +32,17 @@ def status_map(
     fixed at their totals (or at ``fixed``). At most ``max_codes`` codes per axis are drawn,
     totals first.
     """
-    import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
+    from matplotlib.figure import Figure
     from matplotlib.patches import Patch
 
     status = table.pivot(rows, columns, values="status", fixed=fixed)
     status = status.iloc[:max_codes, :max_codes]
     letters = list(STATUS_COLOURS)
     grid = np.vectorize(letters.index)(status.fillna("s").to_numpy())
-    fig, ax = plt.subplots(figsize=(min(14, 2 + 0.22 * status.shape[1]),
-                                    min(14, 1.5 + 0.22 * status.shape[0])))
+    fig = Figure(figsize=(min(14, 2 + 0.22 * status.shape[1]),
+                          min(14, 1.5 + 0.22 * status.shape[0])))
+    ax = fig.subplots()
     ax.imshow(grid, cmap=ListedColormap(list(STATUS_COLOURS.values())), vmin=0,
               vmax=len(letters) - 1, aspect="auto", interpolation="nearest")
     ax.set_xticks(range(status.shape[1]), [str(c) for c in status.columns], rotation=90,

@@ -119,8 +119,9 @@ class Deadline:
         return part
 
 
-def validate_time_limit(seconds: object) -> float | None:
-    """The toolkit's one check of ``time_limit``: None (no limit) or a number of seconds > 0.
+def validate_time_limit(seconds: object, name: str = "time_limit") -> float | None:
+    """The toolkit's one check of ``time_limit`` (and of other limits in seconds, called
+    ``name`` in the message): None (no limit) or a number of seconds > 0.
 
     Raises
     ------
@@ -139,7 +140,7 @@ def validate_time_limit(seconds: object) -> float | None:
     if not number or not seconds > 0 or math.isnan(seconds):
         from tabsdc.errors import InputError
 
-        raise InputError(f"time_limit must be a positive number of seconds (or None for no "
+        raise InputError(f"{name} must be a positive number of seconds (or None for no "
                          f"limit), got {seconds!r}")
     return float(seconds)
 

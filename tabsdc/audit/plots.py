@@ -18,7 +18,7 @@ def interval_figure(result: AuditResult, max_cells: int = 60) -> Figure:
     """Horizontal bars: the derivable interval minus the cell value (grey/green when
     protected, orange when not) and the required interval [-lpl, +upl] (red), for the
     sensitive cells with the smallest protection margin first."""
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     f = result.frame
     f = f[f["status"] == "u"] if (f["status"] == "u").any() else f
@@ -30,7 +30,8 @@ def interval_figure(result: AuditResult, max_cells: int = 60) -> Figure:
     cap = 4 * max(span, 1e-9)
     low = np.maximum(f["lower"].to_numpy() - f["value"].to_numpy(), -cap)
     high = np.minimum(f["upper"].to_numpy() - f["value"].to_numpy(), cap)
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.25 * len(f)))
+    fig = Figure(figsize=(8, 1.2 + 0.25 * len(f)))
+    ax = fig.subplots()
     colours = np.where(f["protected"].to_numpy(), "#2ca02c", "#ff7f0e")
     ax.barh(y, high - low, left=low, height=0.6, color=colours, alpha=0.6,
             label="derivable interval - value")

@@ -6,7 +6,8 @@ toolkit's methods and writes the output files the batch file asks for
 (:func:`tabsdc.io.argus.batch.run_batch`). The log goes to standard output (and to
 ``--log``, besides any ``<LOGBOOK>`` of the job). Exit status: 0 when every protection passed
 its audit, 1 when one did not, 2 for a job that cannot run (the message names file, line,
-command and reason; nothing is written).
+command and reason; nothing is written). The whole job is checked before any work, ``--log``
+and ``--json`` included: neither may be a file the job reads or writes.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sdcreport.files import write_text
+from sdcreport.files import OutputPathError, all_or_none, write_text
 from tabsdc.cli.io import write_json
 from tabsdc.cli.options import Commands, add_command, positive_seconds
 from tabsdc.io.argus.batch import run_batch
+from tabsdc.io.argus.plan import plan_batch
 
 __all__ = ["add_argus_command"]
 
@@ -50,16 +52,27 @@ def add_argus_command(commands: Commands) -> None:
 
 
 def _run_argus(args: argparse.Namespace) -> int:
-    result = run_batch(args.input, time_limit=args.time_limit,
+    plan = plan_batch(args.input)
+    for flag, path in (("--log", args.log), ("--json", args.json)):
+        use = plan.use_of(path) if path is not None else None
+        if use is not None:
+            raise OutputPathError(f"{flag} {path} is {use}; give the command's output a file "
+                                  "of its own")
+    result = run_batch(plan, time_limit=args.time_limit,
                        progress=None if args.quiet else print)
-    if args.log:
-        write_text(args.log, "\n".join(result.log) + "\n")
+    with all_or_none():
+        if args.log:
+            write_text(args.log, "\n".join(result.log) + "\n")
+        if args.json:
+            write_json({"batch": str(args.input), **result.to_dict()}, args.json)
     if args.json:
-        write_json({"batch": str(args.input), **result.to_dict()}, args.json)
+        print(f"result written to {args.json}")
     protected = sum(job.outcome is not None for job in result.tables)
+    each = all(job.outcome.passed for job in result.tables if job.outcome is not None)
     verdict = ("no table was protected (no SUPPRESS)" if not protected else
                "every protection passed its audit" if result.passed else
-               "a protection did NOT pass its audit")
+               "a protection did NOT pass its audit" if not each else
+               "tables protected one by one do NOT protect each other (see the log)")
     print(f"{len(result.tables)} table(s), {protected} protected, {len(result.written)} "
           f"file(s) written; {verdict}")
     return 0 if result.passed else 1

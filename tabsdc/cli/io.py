@@ -1,9 +1,11 @@
 """Files of the ``tabsdc`` commands: reading the input table, checking and writing outputs.
 
 Readers turn every problem with a file (missing, a folder, empty, not UTF-8, not CSV) into a
-:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line. Writers
+:class:`~tabsdc.errors.InputError` naming the file and, where there is one, the line; they
+skip the confidentiality line of an internal CSV (:mod:`tabsdc.io.csvfile`). Writers
 go through :mod:`sdcreport.files`: outputs are checked by :func:`check_outputs` before the
-work starts and each is written whole or not at all.
+work starts and each is written whole or not at all. ``--publish`` goes through the one door
+(:func:`tabsdc.release.write_publishable`); every other output is internal and says so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,13 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
-from sdcreport.files import atomic_write, check_output_paths, write_text
+from sdcreport.files import (
+    CONFIDENTIAL,
+    CONFIDENTIAL_FIELD,
+    all_or_none,
+    check_output_paths,
+    write_text,
+)
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
 from tabsdc.errors import InputError, TabSDCError
@@ -125,9 +133,10 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 def write_json(data: dict[str, Any], path: Path) -> None:
     """Write a result's machine-readable summary (NaN and infinities as null), whole or not
-    at all."""
-    write_text(path, json.dumps(jsonable(data), indent=2, allow_nan=False))
-    print(f"result written to {path}")
+    at all; its first field says it is confidential
+    (:data:`sdcreport.files.CONFIDENTIAL_FIELD`)."""
+    field, note = CONFIDENTIAL_FIELD
+    write_text(path, json.dumps({field: note, **jsonable(data)}, indent=2, allow_nan=False))
 
 
 def write_outputs(
@@ -138,17 +147,21 @@ def write_outputs(
     report: Callable[[], Report] | None = None,
     every_cell: bool = False,
     publishable: bool = True,
+    also: Sequence[tuple[Path, Callable[[Path], object], str]] = (),
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
-    ``report`` (``--html``, ``--report``), each whole or not at all.
+    ``report`` (``--html``, ``--report``), all of them or none
+    (:func:`sdcreport.files.all_or_none`), each whole.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
     their new values). A result that is not ``publishable`` (not protected, a check failed)
     gets no ``--publish`` file, said on standard error; its other outputs are written, to
-    show what failed. Each file written is appended to ``args.written``.
+    show what failed. ``also`` are further outputs of the command, ``(path, writer, what)``,
+    written with the others. Each file written is appended to ``args.written`` once all are
+    in place.
     """
-    from tabsdc.release import write_publishable
+    from tabsdc.release import write_internal_table, write_publishable
 
     built = []
 
@@ -157,33 +170,34 @@ def write_outputs(
             built.append(report())
         return built[0]
 
-    written = getattr(args, "written", [])
-    if getattr(args, "out", None) is not None and table is not None:
-        if args.out.suffix.lower() == ".jj":
-            table.to_jj(args.out)
-        else:
-            with atomic_write(args.out, encoding="utf-8", newline="") as stream:
-                table.to_frame().to_csv(stream, index=False)
-        written.append(args.out)
-        print(f"table written to {args.out}")
-    if getattr(args, "publish", None) is not None and table is not None and not publishable:
-        print(f"--publish: nothing written to {args.publish}: the result is not protected or "
-              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
-    elif getattr(args, "publish", None) is not None and table is not None:
+    def publish(path: Path) -> None:
         published = table.with_columns(status="s") if every_cell else table
-        write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
-        written.append(args.publish)
-        print(f"publishable table written to {args.publish}")
-    if args.json is not None:
+        write_publishable(published, path, symbol=args.symbol, layout=args.layout)
+
+    def write_data(path: Path) -> None:
         if data:
-            write_json(data(), args.json)
+            write_json(data(), path)
         else:
-            write_text(args.json, the_report().to_json())
-            print(f"result written to {args.json}")
-        written.append(args.json)
-    for path, save in ((args.html, lambda p: write_text(p, the_report().to_html())),
-                       (args.report, lambda p: the_report().save(p))):
-        if path is not None:
-            save(path)
-            written.append(path)
-            print(f"report written to {path}")
+            write_text(path, the_report().to_json())
+
+    has_table = table is not None
+    published = getattr(args, "publish", None) if has_table else None
+    if published is not None and not publishable:
+        print(f"--publish: nothing written to {published}: the result is not protected or "
+              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
+        published = None
+    outputs = [*also,
+               (getattr(args, "out", None) if has_table else None,
+                lambda p: write_internal_table(table, p), f"table ({CONFIDENTIAL})"),
+               (published, publish, "publishable table"),
+               (args.json, write_data, "result"),
+               (args.html, lambda p: write_text(p, the_report().to_html()), "report"),
+               (args.report, lambda p: the_report().save(p), "report")]
+    wanted = [(path, write, what) for path, write, what in outputs if path is not None]
+    with all_or_none():
+        for path, write, _ in wanted:
+            write(path)
+    written = getattr(args, "written", [])
+    for path, _, what in wanted:
+        written.append(path)
+        print(f"{what} written to {path}")

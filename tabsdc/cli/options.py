@@ -272,18 +272,21 @@ def apply_rule_options(table: Table, args: argparse.Namespace) -> RulesResult:
 
 
 def add_output_options(
-    parser: argparse.ArgumentParser, *, table: bool = True, json_help: str | None = None
+    parser: argparse.ArgumentParser, *, table: bool = True, publish: bool = True,
+    json_help: str | None = None
 ) -> None:
-    """``--out`` and ``--publish`` (when the command produces a ``table``), ``--json``,
-    ``--html``, ``--report``, ``--force`` and ``--mkdir``.
+    """``--out`` (when the command produces a ``table``), ``--publish`` (when it produces a
+    protected table: ``publish``), ``--json``, ``--html``, ``--report``, ``--force`` and
+    ``--mkdir``.
 
     Every output is checked before the work starts and written whole or not at all.
     """
     group = parser.add_argument_group("outputs (checked before the work starts, written "
                                       "whole or not at all)")
     if table:
-        group.add_argument("--out", type=Path, help="write the table: a JJ file (.jj) or a "
-                           "CSV of every cell with all its columns")
+        group.add_argument("--out", type=Path, help="write the table (confidential): a JJ "
+                           "file (.jj) or a CSV of every cell with all its columns")
+    if table and publish:
         group.add_argument("--publish", type=Path, metavar="FILE.csv",
                            help="write the publishable table: codes and published values "
                            "only, hidden cells as --symbol (no statuses, levels or rules)")

@@ -36,7 +36,7 @@ def add_rules_command(commands: Commands) -> None:
                          "microdata, interior cells or a JJ table")
     add_input_options(parser)
     add_rule_options(parser)
-    add_output_options(parser, json_help="write the report's content as JSON")
+    add_output_options(parser, publish=False, json_help="write the report's content as JSON")
     parser.set_defaults(run=run_rules)
 
 

@@ -266,7 +266,7 @@ class AdjustmentResult:
     def scatter_figure(self, max_points: int = 20_000) -> Figure:
         """Original against adjusted values, sensitive cells in red, on log axes when the
         values are non-negative (symmetric log when some are zero)."""
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
 
         from tabsdc.plots import STATUS_COLOURS
 
@@ -276,7 +276,8 @@ class AdjustmentResult:
         shown = np.flatnonzero(~sensitive)
         if shown.size > max_points:
             shown = np.sort(np.random.default_rng(0).choice(shown, max_points, replace=False))
-        fig, ax = plt.subplots(figsize=(6, 6))
+        fig = Figure(figsize=(6, 6))
+        ax = fig.subplots()
         ax.scatter(a[shown], x[shown], s=6, c="#7f7f7f", alpha=0.6, label="other cells")
         ax.scatter(a[sensitive], x[sensitive], s=14, c=STATUS_COLOURS["u"],
                    label="sensitive cells")

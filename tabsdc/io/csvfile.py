@@ -14,7 +14,10 @@ hierarchies, microdata to mask) goes through :func:`read_csv_file`:
   lines are not records, quoted line breaks are counted), so that every later error names
   the line;
 * a header naming a column twice, a record with more fields than the header and a quote
-  never closed are refused naming the file, the line and the column.
+  never closed are refused naming the file, the line and the column;
+* the first line of an internal file written by the toolkit,
+  ``# confidential: contains unpublished values`` (:data:`sdcreport.files.CSV_MARK`), is
+  skipped (and counted: lines keep their numbers in the file).
 
 Examples
 --------
@@ -38,6 +41,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import confidential_lines
 from tabsdc.errors import InputError
 
 __all__ = ["input_file", "read_csv_text", "read_csv_file", "with_numbers",
@@ -62,9 +66,9 @@ def input_file(path: Path) -> Path:
     return path
 
 
-def read_csv_text(path: Path, name: str | None = None) -> str:
-    """The text of a CSV file (UTF-8, with or without a byte-order mark); ``name`` is the
-    file's name in messages (default: ``path``).
+def read_csv_text(path: Path, name: str | None = None, encoding: str = "utf-8-sig") -> str:
+    """The text of a CSV file (UTF-8, with or without a byte-order mark, unless another
+    ``encoding`` is given); ``name`` is the file's name in messages (default: ``path``).
 
     Raises
     ------
@@ -76,15 +80,17 @@ def read_csv_text(path: Path, name: str | None = None) -> str:
     if not data.strip():
         raise InputError(f"{shown} is empty")
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as error:
         line = data[:error.start].count(b"\n") + 1
-        raise InputError(f"{shown}: line {line} is not UTF-8 text (byte "
+        written = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise InputError(f"{shown}: line {line} is not {written} text (byte "
                          f"{data[error.start]:#04x}); save the file as UTF-8") from None
 
 
 def read_csv_file(
-    path: Path, *, numbers: Sequence[str] = (), sep: str = ",", name: str | None = None
+    path: Path, *, numbers: Sequence[str] = (), sep: str = ",", name: str | None = None,
+    encoding: str = "utf-8-sig",
 ) -> pd.DataFrame:
     """The records of a CSV file, every field as text, indexed by ``line`` (see the module
     text).
@@ -100,6 +106,9 @@ def read_csv_file(
         The field separator.
     name : str, optional
         The file's name in messages (an uploaded file saved under another name).
+    encoding : str
+        The file's encoding (UTF-8 by default; the web app detects it,
+        :func:`tabsdc.ui.dialect.detect_dialect`).
 
     Raises
     ------
@@ -109,7 +118,9 @@ def read_csv_file(
         quote is never closed (naming the line).
     """
     shown = name or path
-    text = read_csv_text(path, name).replace("\r\n", "\n").replace("\r", "\n")
+    text = read_csv_text(path, name, encoding).replace("\r\n", "\n").replace("\r", "\n")
+    marked = confidential_lines(text)
+    text = text.split("\n", 1)[1] if marked else text
     header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
     refuse_duplicate_columns(header, shown)
     numbers = [c for c in numbers if c in header]
@@ -120,9 +131,10 @@ def read_csv_file(
     except pd.errors.EmptyDataError:
         raise InputError(f"{shown} is empty") from None
     except pd.errors.ParserError as error:
-        raise InputError(f"{shown}: {_parser_problem(str(error))}") from None
+        raise InputError(f"{shown}: {_parser_problem(str(error), marked)}") from None
     frame.index = pd.Index(_record_lines(frame, text), name="line")
     frame = frame[~_blank(frame, text)]
+    frame.index = pd.Index(frame.index + marked, name="line")
     if frame.empty:
         raise InputError(f"{shown} has a header but no records")
     return frame
@@ -173,17 +185,18 @@ def refuse_duplicate_columns(header: Sequence[object], file: object) -> None:
         seen[column] = position
 
 
-def _parser_problem(message: str) -> str:
-    """pandas' tokenizer message in the toolkit's words, with the line."""
+def _parser_problem(message: str, skipped: int = 0) -> str:
+    """pandas' tokenizer message in the toolkit's words, with the line (of the file, whose
+    first ``skipped`` lines pandas did not see)."""
     fields = _FIELDS_ERROR.search(message)
     if fields:
         expected, line, saw = fields.groups()
-        return (f"line {line}: {saw} fields where the header has {expected} (a separator "
-                "too many, or a field with a separator that is not quoted)")
+        return (f"line {int(line) + skipped}: {saw} fields where the header has {expected} "
+                "(a separator too many, or a field with a separator that is not quoted)")
     quote = _QUOTE_ERROR.search(message)
     if quote:
-        return (f"line {int(quote.group(1)) + 1}: a quote opened on this line or a later "
-                "one is never closed")
+        return (f"line {int(quote.group(1)) + 1 + skipped}: a quote opened on this line or a "
+                "later one is never closed")
     return f"not a valid CSV file: {message.strip()}"
 
 

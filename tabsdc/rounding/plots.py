@@ -29,12 +29,12 @@ def posterior_figure(bases: int | Sequence[int], rules: tuple[str, ...] = RULES)
     -------
     matplotlib Figure
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     table = posterior_table(bases, rules)
     chosen = table["base"].unique()
-    fig, axes = plt.subplots(len(chosen), 2, figsize=(11, 3.4 * len(chosen)), sharey="row",
-                             squeeze=False)
+    fig = Figure(figsize=(11, 3.4 * len(chosen)))
+    axes = fig.subplots(len(chosen), 2, sharey="row", squeeze=False)
     width = 0.8 / len(rules)
     for row, base in zip(axes, chosen, strict=True):
         for ax, (rounded, title) in zip(row, (("0", "R(x) = 0"), ("mB > 0", "R(x) = mB > 0")),
@@ -66,10 +66,11 @@ def deviation_figure(deviations: np.ndarray, base: int) -> Figure:
     -------
     matplotlib Figure
     """
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     d = np.asarray(deviations, dtype=float)
-    fig, ax = plt.subplots(figsize=(6, 3.4))
+    fig = Figure(figsize=(6, 3.4))
+    ax = fig.subplots()
     low, high = min(-base, float(d.min(initial=0.0))), max(base, float(d.max(initial=0.0)))
     integer = np.all(d == np.round(d))
     bins = np.arange(np.floor(low) - 0.5, np.ceil(high) + 1.5) if integer and high - low <= 200 \

@@ -44,7 +44,7 @@ import pandas as pd
 from tabsdc import interrupts
 from tabsdc.audit import audit
 from tabsdc.errors import InputError, SolverError
-from tabsdc.progress import Deadline
+from tabsdc.progress import Deadline, validate_time_limit
 from tabsdc.solver import require_highs
 from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
@@ -127,6 +127,7 @@ def suppress(
     n_jobs: int | None = 1,
     client: Any = None,
     solver: str = "highs",
+    subtable_limit: float | None = None,
 ) -> SuppressionResult:
     """Choose complementary suppressions protecting every primary cell.
 
@@ -173,6 +174,9 @@ def suppress(
         Run that work on a Dask cluster instead (see :mod:`tabsdc.parallel`).
     solver : {"highs"}
         The methods keep HiGHS models between solves (:func:`tabsdc.solver.require_highs`).
+    subtable_limit : float, optional
+        Seconds each sub-table of the modular method may take (default 10 s); the sub-tables
+        together still take at most 60 % of ``time_limit``.
 
     Returns
     -------
@@ -199,6 +203,7 @@ def suppress(
     validate_table(table)
     require_highs(solver, "suppression")
     deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    subtable_limit = validate_time_limit(subtable_limit, "subtable_limit") or SUBTABLE_SECONDS
     # solved in the table's working unit and with costs of ordinary size, so that tables of
     # 1e-9 and of 1e12 get the pattern the same table gets in ordinary units
     original, (table, _) = table, in_working_units(table)
@@ -242,7 +247,7 @@ def suppress(
         else:
             pattern, stats, witnesses = _routed_pattern(
                 table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels, extra,
-                deadline, progress, (prior, q), (n_jobs, client), (down, up))
+                deadline, progress, (prior, q), (n_jobs, client), (down, up), subtable_limit)
     if search.interrupted and pattern is None:
         raise KeyboardInterrupt("no protecting pattern was complete")
     stats = replace(stats, objective=stats.objective * cost_unit,
@@ -279,7 +284,7 @@ def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:
 
 
 def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,
-                    extra, deadline, progress, prior_q, parallel, room):
+                    extra, deadline, progress, prior_q, parallel, room, subtable_limit):
     """The heuristic, network, modular and hypercube methods: a start pattern (the given
     one, the modular sub-tables' or the hypercubes'), routing of the requirements it fails,
     clean-up (for hypercubes: of the cells no route uses, against the hypercubes). Returns
@@ -304,7 +309,7 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         prior, q = prior_q
 
         def solve_subtable(sub: Table, cells: np.ndarray) -> np.ndarray | None:
-            limit = phase.solver_limit(SUBTABLE_SECONDS) or SUBTABLE_SECONDS
+            limit = phase.solver_limit(subtable_limit) or subtable_limit
             result = suppress(sub, "optimal", c[cells], time_limit=limit, prior=prior, q=q,
                               singletons=False)
             return None if result.stats.status == "no pattern" else result.suppressed

@@ -65,7 +65,10 @@ class FlowRouter:
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
     ) -> np.ndarray | None:
         """Cells carrying the cheapest deviation of ``req.level`` through ``req.cell``
-        (None when no such flow exists)."""
+        (None when no such flow exists, or when the deadline has expired: building a
+        neighbourhood's model alone can take seconds on a large table)."""
+        if self.deadline.expired:
+            return None
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
         w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         if self.local:
@@ -76,6 +79,8 @@ class FlowRouter:
                 carries = np.zeros(self.n, dtype=bool)
                 carries[carrying] = True
                 return carries
+            if self.deadline.expired:  # HiGHS sets up the whole table's LP for a second
+                return None
         i = req.cell
         return solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
                           time_limit=self.deadline.solver_limit())

@@ -58,20 +58,31 @@ class CutLoopStats:
 
 
 def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int) -> sp.csr_array:
-    """For each primary and each relation holding it: the other cells sum to >= 1."""
-    primaries = np.unique([r.cell for r in reqs])
+    """For each primary and each relation holding it: the other cells sum to >= 1.
+
+    One 0/1 row per (primary, relation) pair, primaries in increasing order and each one's
+    relations in the order of ``A``'s columns, built at once from the rows of ``A``.
+
+    Examples
+    --------
+    >>> A = sp.csr_array([[-1.0, 1.0, 1.0, 0.0], [0.0, -1.0, 0.0, 1.0]])
+    >>> reqs = [Requirement(cell=1, direction=1, level=1.0)]
+    >>> seed_rows(A, reqs, 4).toarray().tolist()
+    [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    """
+    primaries = np.unique([r.cell for r in reqs]).astype(np.int64)
     A = sp.csr_array(A)
     AT = A.T.tocsr()
-    rows = []
-    for i in primaries:
-        relations = AT.indices[AT.indptr[i]:AT.indptr[i + 1]]
-        if len(relations):
-            block = (A[relations] != 0).astype(float).tolil()
-            block[:, i] = 0
-            rows.append(sp.csr_array(block))
-    if not rows:
-        return sp.csr_array((0, n))
-    return sp.vstack(rows, format="csr")
+    counts = np.diff(AT.indptr)[primaries]
+    starts = AT.indptr[primaries]
+    relations = AT.indices[np.repeat(starts - np.cumsum(counts) + counts, counts)
+                           + np.arange(counts.sum())]
+    owner = np.repeat(primaries, counts)  # the primary each row is for
+    rows = sp.csr_array(A[relations] != 0, dtype=float)
+    entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    rows.data[rows.indices == owner[entry_row]] = 0.0
+    rows.eliminate_zeros()
+    return rows
 
 
 def optimal_pattern(
@@ -99,21 +110,29 @@ def optimal_pattern(
     cost = np.where(fixed_on, 0.0, cost)  # the objective counts new suppressions only
     removable = ~fixed_on & ~fixed_off
     # incumbent from the heuristic: an upper bound and the fallback under a time limit
-    def repair(start: np.ndarray) -> np.ndarray | None:
+    def repair(start: np.ndarray, report: Callable[[str], None] | None = None
+               ) -> np.ndarray | None:
         """Complete a pattern by routing; then drop what routing added and is not needed
-        (None: the deadline came first)."""
+        (None: the deadline came first); ``report`` receives the routing's progress."""
         pattern, certificates, complete = heuristic_pattern(
-            reqs, attacker, router, cost, start, labels, deadline=deadline)
+            reqs, attacker, router, cost, start, labels, report, deadline=deadline)
         if not complete:
             return None
         pattern = clean_up(reqs, attacker, cost, pattern, removable & ~start, certificates,
-                           deadline=deadline)
+                           report, deadline=deadline)
         if extra_rows is not None:
             pattern = protect_singletons(extra_rows, pattern, cost, fixed_off)
         return pattern
 
-    best = repair(fixed_on)
+    if progress is not None:
+        progress(f"optimal: {len(reqs)} protection requirements on {n} cells; first a "
+                 "protecting pattern by routing (the incumbent)")
+    best = repair(fixed_on, progress)
     best_cost = np.inf if best is None else float(cost @ best)
+    if progress is not None:
+        progress("incumbent: " + ("none before the time limit" if best is None else
+                                  f"cost {best_cost:.6g}") + "; then cuts from the LP "
+                 "relaxation, and rounds of the master MILP")
     tie = _tie_breaker(cost)
     seeds = seed_rows(A, reqs, n)
     if extra_rows is not None:
@@ -122,18 +141,20 @@ def optimal_pattern(
         c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
         col_upper=(~fixed_off).astype(float))
-    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds)
-    cut_rows, cut_levels, bound = _relaxation_cuts(relaxation, reqs, attacker, tie, deadline,
-                                                   progress)
+    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds); neither
+    # phase builds its model once the deadline has expired (on large tables passing the
+    # model to HiGHS alone takes seconds)
+    cut_rows, cut_levels, bound = ([], [], 0.0) if deadline.expired else _relaxation_cuts(
+        relaxation, reqs, attacker, tie, deadline, progress)
     rows = sp.vstack([seeds, *cut_rows], format="csr") if cut_rows else seeds
-    master = HighsModel(replace(
+    master = None if deadline.expired else HighsModel(replace(
         relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
         row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
     rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
     # a master that is slow to prove optimality still yields patterns whose failures give
     # cuts: cap each round's MILP and give the next round twice as long when the cap binds
     round_limit = ROUND_LIMIT
-    while not deadline.expired:
+    while master is not None and not deadline.expired:
         master.set_time_limit(deadline.solver_limit(round_limit))
         result = master.solve()
         rounds += 1

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from tabsdc.errors import InputError
+from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule, PQRule
 from tabsdc.ui.inputs import Dataset
 
-__all__ = ["TOP_CONTRIBUTIONS", "options", "rules_from_spec", "hierarchy_from_spec"]
+__all__ = ["TOP_CONTRIBUTIONS", "COSTS", "options", "number", "rules_from_spec",
+           "hierarchy_from_spec"]
 
 #: Largest contributions kept per cell; the largest n of an (n,k) rule.
 TOP_CONTRIBUTIONS = 5
+#: The costs of hiding a cell the page offers.
+COSTS = ("value", "count", "entropy")
 
 
 def options() -> dict[str, list[str]]:
@@ -28,7 +32,46 @@ def options() -> dict[str, list[str]]:
     from tabsdc.suppression import METHODS as SUPPRESSION_METHODS
 
     return {"suppression": list(SUPPRESSION_METHODS), "rounding": list(ROUNDING_METHODS),
-            "cta": list(CTA_METHODS), "cost": ["value", "count", "entropy"]}
+            "cta": list(CTA_METHODS), "cost": list(COSTS)}
+
+
+def number(value: Any, what: str, *, integer: bool = False, minimum: float | None = None,
+           above: float | None = None, optional: bool = False) -> Any:
+    """A number typed on the page (a JSON number or the text of a box), checked: finite,
+    whole when ``integer``, at least ``minimum``, more than ``above``; an empty box is None
+    when ``optional``. The error names the box (``what``) in the page's words.
+
+    Examples
+    --------
+    >>> number("12.5", "p"), number(3, "n", integer=True), number("", "seed", optional=True)
+    (12.5, 3, None)
+    >>> number("", "rounding base", integer=True, minimum=2)
+    Traceback (most recent call last):
+    ...
+    tabsdc.errors.InputError: rounding base: the box is empty; type a whole number of at least 2
+    """
+    def wanted() -> str:
+        kind = "a whole number" if integer else "a number"
+        if minimum is not None:
+            kind += f" of at least {minimum:g}"
+        elif above is not None:
+            kind += f" above {above:g}"
+        return kind + (", or leave the box empty" if optional else "")
+
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if optional:
+            return None
+        raise InputError(f"{what}: the box is empty; type {wanted()}")
+    try:
+        parsed = float(value.strip().replace(",", ".")) if isinstance(value, str) else (
+            float(value) if not isinstance(value, bool) else float("nan"))
+    except (TypeError, ValueError):
+        raise InputError(f"{what}: {value!r} is not a number; type {wanted()}") from None
+    if not np.isfinite(parsed) or (integer and parsed != int(parsed)) or (
+            minimum is not None and parsed < minimum) or (above is not None and
+                                                          not parsed > above):
+        raise InputError(f"{what}: {value!r} cannot be used; type {wanted()}")
+    return int(parsed) if integer else parsed
 
 
 def rules_from_spec(spec: dict[str, Any]) -> list:
@@ -42,22 +85,42 @@ def rules_from_spec(spec: dict[str, Any]) -> list:
     """
     rules: list = []
     if spec.get("p") is not None:
-        rules.append(PPercentRule(float(spec["p"])))
+        rules.append(_rule(PPercentRule, p=number(spec["p"], "p% rule: p")))
     if spec.get("pq") is not None:
-        rules.append(PQRule(*map(float, spec["pq"])))
+        p, q = _pair(spec["pq"], "p/q rule")
+        rules.append(_rule(PQRule, p=number(p, "p/q rule: p"),
+                           q=number(q, "p/q rule: q")))
     if spec.get("nk") is not None:
-        n, k = spec["nk"]
-        if int(n) > TOP_CONTRIBUTIONS:
+        n, k = _pair(spec["nk"], "(n,k) rule")
+        n = number(n, "(n,k) rule: n", integer=True, minimum=1)
+        if n > TOP_CONTRIBUTIONS:
             raise InputError(f"(n,k) rule: n = {n} is larger than {TOP_CONTRIBUTIONS}, the "
                              "number of largest contributions the app keeps per cell")
-        rules.append(DominanceRule(int(n), float(k)))
+        rules.append(_rule(DominanceRule, n=n, k=number(k, "(n,k) rule: k")))
     if spec.get("freq") is not None:
         level = spec.get("freq_level")
-        rules.append(FrequencyRule(int(spec["freq"]), level=10.0 if level is None else
-                                   float(level)))
+        rules.append(_rule(FrequencyRule,
+                           n=number(spec["freq"], "minimum frequency: n", integer=True,
+                                    minimum=1),
+                           level=10.0 if level in (None, "") else number(
+                               level, "minimum frequency: protection level", minimum=0)))
     if not rules:
         raise InputError("choose at least one rule")
     return rules
+
+
+def _pair(value: Any, what: str) -> tuple[Any, Any]:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise InputError(f"{what}: give two numbers, not {value!r}")
+    return value[0], value[1]
+
+
+def _rule(kind: type, **parameters: Any) -> Any:
+    """The rule, or its own refusal of the parameters (which names the rule)."""
+    try:
+        return kind(**parameters)
+    except (TabSDCError, ValueError) as error:
+        raise InputError(str(error)) from None
 
 
 def hierarchy_from_spec(dim: str, spec: dict[str, Any], data: Dataset,
@@ -73,7 +136,8 @@ def hierarchy_from_spec(dim: str, spec: dict[str, Any], data: Dataset,
         columns = [c for c in spec.get("columns", []) if c != dim] + [dim]
         return Hierarchy.from_levels(pd.DataFrame({c: data.codes(c) for c in columns}))
     if kind == "prefixes":
-        lengths = [int(n) for n in spec.get("lengths", [])]
+        lengths = [number(n, f"hierarchy of {dim!r}: code length", integer=True, minimum=1)
+                   for n in spec.get("lengths", [])]
         if not lengths:
             raise InputError(f"hierarchy of {dim!r}: give the code lengths, e.g. 1, 2, 3")
         return Hierarchy.from_prefixes(data.codes(dim).unique(), lengths)

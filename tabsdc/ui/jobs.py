@@ -3,9 +3,13 @@
 A :class:`Job` runs one call (a suppression, a rounding, an adjustment, an attack) in a
 worker process started by the ``forkserver`` method (the server's threads are never forked;
 the toolkit is imported once in the fork server, so a job starts in a fraction of a second).
-The worker sends its progress lines and then its result or error through a pipe; the server
-reads them when the page asks. :meth:`Job.cancel` terminates the process: the solver stops
-with it, whatever it was doing.
+The worker sends its progress lines and then its result or error through a pipe, and a
+thread of the server reads that pipe as the lines arrive: the worker never waits for the
+page (a page closed in the middle of a job does not leave its worker blocked on a full pipe),
+and the page reads the job's state whenever it asks. :meth:`Job.cancel` terminates the
+process: the solver stops with it, whatever it was doing.
+
+:class:`JobSlots` bounds how many jobs run at once in the whole app.
 """
 
 from __future__ import annotations
@@ -13,19 +17,64 @@ from __future__ import annotations
 import inspect
 import multiprocessing
 import re
+import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from time import perf_counter
 from typing import Any
 
-from tabsdc.errors import TabSDCError
+from tabsdc.errors import InputError, TabSDCError
 
-__all__ = ["Job", "worker_context"]
+__all__ = ["Job", "JobSlots", "LimitReached", "worker_context"]
 
 #: Progress lines kept per job (the oldest are dropped).
 MAX_LINES = 200
 #: "3/10" or "3 of 10" in a progress line sets the bar (the audit, the heuristics).
 _COUNT = re.compile(r"(\d+)\s*(?:/|of)\s*(\d+)")
+
+
+class LimitReached(InputError):
+    """A limit of the app (sessions, jobs running at once) is reached; try again later."""
+
+
+class JobSlots:
+    """At most ``limit`` jobs running at once, over every session of the app.
+
+    Examples
+    --------
+    >>> slots = JobSlots(1)
+    >>> slots.take()
+    >>> try:
+    ...     slots.take()
+    ... except LimitReached as error:
+    ...     print(str(error)[:44])
+    1 computation is running already in this app
+    >>> slots.give_back(); slots.running
+    0
+    """
+
+    def __init__(self, limit: int) -> None:
+        if int(limit) < 1:
+            raise InputError(f"the job limit must be at least 1, not {limit!r}")
+        self.limit = int(limit)
+        self.running = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> None:
+        """Count one more running job; :class:`LimitReached` when the limit is reached."""
+        with self._lock:
+            if self.running >= self.limit:
+                what = "computation is" if self.limit == 1 else "computations are"
+                raise LimitReached(
+                    f"{self.limit} {what} running already in this app (its limit, "
+                    f"--max-jobs {self.limit}): wait for one to end or cancel it, then try "
+                    "again")
+            self.running += 1
+
+    def give_back(self) -> None:
+        """A job ended."""
+        with self._lock:
+            self.running = max(0, self.running - 1)
 
 
 def worker_context() -> multiprocessing.context.BaseContext:
@@ -53,6 +102,9 @@ class Job:
         Picklable keyword arguments.
     time_limit : float, optional
         The task's own time limit; the progress bar shows the time used against it.
+    slots : JobSlots, optional
+        The app's count of running jobs: one is taken here (:class:`LimitReached` when none
+        is free) and given back when the job ends, however it ends.
 
     Examples
     --------
@@ -63,7 +115,7 @@ class Job:
     """
 
     def __init__(self, kind: str, task: Callable[..., Any], arguments: dict[str, Any],
-                 time_limit: float | None = None) -> None:
+                 time_limit: float | None = None, slots: JobSlots | None = None) -> None:
         self.kind = kind
         self.time_limit = time_limit
         self.state = "running"
@@ -71,54 +123,50 @@ class Job:
         self.fraction: float | None = None
         self.result: Any = None
         self.error: str | None = None
-        self.started = perf_counter()
         self.seconds: float | None = None
-        context = worker_context()
-        self._receiver, sender = context.Pipe(duplex=False)
-        self.process = context.Process(target=_run, args=(task, arguments, sender),
-                                       daemon=True, name=f"tabsdc-ui-{kind}")
-        self.process.start()
-        sender.close()
+        self._slots = slots
+        self._lock = threading.Lock()
+        self._ended = threading.Event()
+        if slots is not None:
+            slots.take()
+        self.started = perf_counter()
+        try:
+            context = worker_context()
+            self._receiver, sender = context.Pipe(duplex=False)
+            self.process = context.Process(target=_run, args=(task, arguments, sender),
+                                           daemon=True, name=f"tabsdc-ui-{kind}")
+            self.process.start()
+            sender.close()
+        except BaseException:
+            if slots is not None:
+                slots.give_back()
+            raise
+        threading.Thread(target=self._read, daemon=True, name=f"tabsdc-ui-{kind}-pipe").start()
 
     @property
     def pid(self) -> int | None:
         return self.process.pid
 
-    def poll(self) -> Job:
-        """Read what the worker sent; notice a worker that died without a word."""
-        if self.state != "running":
-            return self
-        try:
-            while self.state == "running" and self._receiver.poll():
-                kind, payload = self._receiver.recv()
-                if kind == "line":
-                    self._add_line(payload)
-                elif kind == "done":
-                    self._finish("done", result=payload)
-                else:
-                    self._finish("failed", error=payload)
-        except EOFError:
-            self.process.join(5)
-            self._finish("failed", error=f"the worker process stopped unexpectedly (exit "
-                                         f"code {self.process.exitcode})")
-        return self
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
 
     def wait(self, timeout: float) -> Job:
         """Block until the job ends or ``timeout`` seconds pass (for scripts and tests)."""
-        end = perf_counter() + timeout
-        while self.poll().state == "running" and perf_counter() < end:
-            self._receiver.poll(min(0.2, max(0.0, end - perf_counter())))
+        self._ended.wait(timeout)
         return self
 
     def cancel(self) -> Job:
         """Terminate the worker (SIGTERM, then SIGKILL after 5 s) and wait for it."""
-        if self.state == "running":
-            self.process.terminate()
+        with self._lock:
+            if self.state != "running":
+                return self
+            self._finish("cancelled")
+        self.process.terminate()
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
             self.process.join(5)
-            if self.process.is_alive():
-                self.process.kill()
-                self.process.join(5)
-            self._finish("cancelled", error="cancelled: the worker process was stopped")
         return self
 
     def elapsed(self) -> float:
@@ -126,15 +174,50 @@ class Job:
 
     def to_dict(self) -> dict[str, Any]:
         """The state the page shows: state, progress fraction, lines, error, seconds."""
-        fraction = self.fraction
-        if fraction is None and self.time_limit:
-            fraction = min(1.0, self.elapsed() / self.time_limit)
-        if self.state == "done":
-            fraction = 1.0
-        return {"kind": self.kind, "state": self.state, "fraction": fraction,
-                "lines": self.lines[-20:], "error": self.error,
-                "seconds": round(self.elapsed(), 1), "pid": self.pid,
-                "alive": self.process.is_alive()}
+        with self._lock:
+            fraction = self.fraction
+            if fraction is None and self.time_limit:
+                fraction = min(1.0, self.elapsed() / self.time_limit)
+            if self.state == "done":
+                fraction = 1.0
+            return {"kind": self.kind, "state": self.state, "fraction": fraction,
+                    "lines": self.lines[-20:], "error": self.error,
+                    "seconds": round(self.elapsed(), 1), "pid": self.pid,
+                    "alive": self.process.is_alive()}
+
+    def _read(self) -> None:
+        """The pipe reader (a thread): every line as it comes, then the result or error;
+        a worker that ends without a word is a failed job. A cancelled job's process is
+        waited for by :meth:`cancel`, every other one here."""
+        ended_here = False
+        try:
+            while True:
+                kind, payload = self._receiver.recv()
+                with self._lock:
+                    if self.state != "running":
+                        break
+                    if kind == "line":
+                        self._add_line(payload)
+                        continue
+                    ended_here = True
+                    if kind == "done":
+                        self._finish("done", result=payload)
+                    else:
+                        self._finish("failed", error=payload)
+                    break
+        except (EOFError, OSError):
+            with self._lock:
+                ended_here = self.state == "running"
+            if ended_here:
+                self.process.join(5)
+                with self._lock:
+                    if self.state == "running":
+                        self._finish("failed", error="the worker process stopped "
+                                     f"unexpectedly (exit code {self.process.exitcode})")
+        finally:
+            self._receiver.close()
+        if ended_here:
+            self.process.join(5)
 
     def _add_line(self, line: str) -> None:
         self.lines = [*self.lines[-MAX_LINES + 1:], str(line)]
@@ -143,11 +226,13 @@ class Job:
             self.fraction = int(count.group(1)) / int(count.group(2))
 
     def _finish(self, state: str, *, result: Any = None, error: str | None = None) -> None:
+        """End the job once (under ``_lock``): its state, result or error, its time; the
+        slot is given back."""
         self.state, self.result, self.error = state, result, error
         self.seconds = perf_counter() - self.started
-        self._receiver.close()
-        if state != "cancelled":
-            self.process.join(5)
+        if self._slots is not None:
+            self._slots.give_back()
+        self._ended.set()
 
 
 def _run(task: Callable[..., Any], arguments: dict[str, Any], sender: Connection) -> None:

@@ -3,6 +3,12 @@
 The script reads the same file, builds the same table, applies the same rules and protection
 and writes the same publishable file and report, so a job prepared in the browser can be
 rerun in batch (``python job.py``) or edited.
+
+Every string that came from the person or their file (the file name, column names, codes,
+the symbol of hidden cells, every parameter) enters the script as a Python literal
+(:func:`repr`) or as a number converted by Python, never as code: a file whose name
+closes a string and calls ``os.system`` is just a file name in the script, and a Windows
+path with backslashes does not break it.
 """
 
 from __future__ import annotations
@@ -11,11 +17,12 @@ from typing import Any
 
 from tabsdc.ui.choices import rules_from_spec
 
-__all__ = ["session_script"]
+__all__ = ["session_script", "session_notebook"]
 
 
-def session_script(spec: dict[str, Any]) -> str:
-    """The script of a session's choices (see :class:`tabsdc.ui.session.Session`).
+def session_script(spec: dict[str, Any], symbol: str = "x") -> str:
+    """The script of a session's choices (see :class:`tabsdc.ui.session.Session`); hidden
+    cells of the publishable file show ``symbol``.
 
     Examples
     --------
@@ -33,7 +40,7 @@ def session_script(spec: dict[str, Any]) -> str:
     source = spec.get("source", "data.csv")
     data = spec.get("data") or {}
     lines = [
-        f'"""Protection of {source}, as prepared in the tabsdc web app."""',
+        repr(f"Protection of {source}, as prepared in the tabsdc web app."),
         "",
         "from pathlib import Path",
         "",
@@ -45,6 +52,7 @@ def session_script(spec: dict[str, Any]) -> str:
         "from tabsdc.release import write_publishable",
         "",
         f"SOURCE = Path({source!r})",
+        f"SYMBOL = {str(symbol)!r}  # what hidden cells show in the publishable file",
         "",
     ]
     if data.get("kind") == "jj":
@@ -77,7 +85,9 @@ def _table_lines(source: str, data: dict[str, Any], hierarchies: dict[str, Any])
     elif suffix == "xlsx":
         read = "pd.read_excel(SOURCE, dtype=CODES)"
     else:
-        read = f"pd.read_csv(SOURCE, sep={data.get('sep') or ','!r}, dtype=CODES)"
+        options = data.get("csv") or {"sep": ","}
+        read = "pd.read_csv(SOURCE, " + "".join(f"{key}={value!r}, " for key, value in
+                                                options.items()) + "dtype=CODES)"
     lines = [f"CODES = dict.fromkeys({codes!r}, str)", f"data = {read}",
              "data[list(CODES)] = data[list(CODES)].astype(str)", "hierarchies = {"]
     for dim in dims:
@@ -101,6 +111,8 @@ def _table_lines(source: str, data: dict[str, Any], hierarchies: dict[str, Any])
     else:
         extra = "".join(f", {key}={data[key]!r}" for key in ("holding", "weight")
                         if data.get(key))
+        if data.get("negative", "keep") != "keep":
+            extra += f", negative={data['negative']!r}"
         lines.append(f"table = Table.from_microdata(data, {dims!r}, {value!r}{extra}, "
                      f"hierarchies=hierarchies, top={int(data.get('top') or 3)})")
     return lines
@@ -119,7 +131,8 @@ def _protect_lines(spec: dict[str, Any]) -> list[str]:
                 f"result = suppress(table, {spec.get('algorithm', 'optimal')!r}, "
                 f"{spec.get('cost', 'value')!r}, time_limit={time_limit!r})",
                 "print(result.summary())",
-                "write_publishable(result.table, SOURCE.stem + '_publishable.csv')"]
+                "write_publishable(result.table, SOURCE.stem + '_publishable.csv', "
+                "symbol=SYMBOL)"]
     if method == "rounding":
         lines = ["from tabsdc.rounding import round_table"]
         if spec.get("column", "value") != "value":
@@ -130,10 +143,37 @@ def _protect_lines(spec: dict[str, Any]) -> list[str]:
             f"{spec.get('rule', 'controlled')!r}, seed={seed!r}, time_limit={time_limit!r})",
             "print(result.summary())",
             "write_publishable(result.table.with_columns(status='s'), "
-            "SOURCE.stem + '_publishable.csv')"]
+            "SOURCE.stem + '_publishable.csv', symbol=SYMBOL)"]
     return ["from tabsdc.cta import adjust",
             f"result = adjust(table, {spec.get('algorithm', 'heuristic')!r}, 'inverse', "
             f"time_limit={time_limit!r}, seed={seed!r})",
             "print(result.summary())",
             "write_publishable(result.table.with_columns(status='s'), "
-            "SOURCE.stem + '_publishable.csv')"]
+            "SOURCE.stem + '_publishable.csv', symbol=SYMBOL)"]
+
+
+def session_notebook(spec: dict[str, Any], symbol: str = "x") -> dict[str, Any]:
+    """The script of :func:`session_script` as a Jupyter notebook (nbformat 4): a title,
+    a cell of imports and the file, then one code cell per step (the blocks of the script
+    between blank lines).
+
+    Examples
+    --------
+    >>> notebook = session_notebook({"source": "survey.csv", "data": {"kind": "jj"}})
+    >>> [cell["cell_type"] for cell in notebook["cells"]]
+    ['markdown', 'code', 'code']
+    >>> "".join(notebook["cells"][2]["source"])
+    'table = Table.from_jj(SOURCE)'
+    """
+    blocks = [block.strip("\n") for block in session_script(spec, symbol).split("\n\n")]
+    first = next(i for i, block in enumerate(blocks) if block.startswith("SOURCE = "))
+    code = ["\n\n".join(blocks[1:first + 1]), *blocks[first + 1:]]
+    cells = [{"cell_type": "markdown", "metadata": {},
+              "source": ["# Protection of a table, as prepared in the tabsdc web app\n",
+                         "Run the cells in order, with the data file beside the notebook."]}]
+    cells += [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+               "source": block.splitlines(keepends=True)} for block in code if block]
+    return {"cells": cells, "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                        "language": "python"},
+                         "language_info": {"name": "python"}}}

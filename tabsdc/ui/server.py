@@ -6,11 +6,10 @@ import socket
 import threading
 import webbrowser
 
-from tabsdc.ui.app import DEFAULT_MAX_UPLOAD_MB, create_app
+from tabsdc.ui.app import DEFAULT_MAX_JOBS, DEFAULT_MAX_UPLOAD_MB, HOST, create_app
+from tabsdc.ui.registry import DEFAULT_IDLE_MINUTES, DEFAULT_MAX_SESSIONS
 
 __all__ = ["serve", "listening_socket"]
-
-HOST = "127.0.0.1"
 
 
 def listening_socket(port: int = 0) -> socket.socket:
@@ -31,18 +30,29 @@ def listening_socket(port: int = 0) -> socket.socket:
 
 
 def serve(port: int = 0, open_browser: bool = True,
-          max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB) -> None:
+          max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB, *,
+          max_sessions: int = DEFAULT_MAX_SESSIONS, max_jobs: int = DEFAULT_MAX_JOBS,
+          idle_minutes: float = DEFAULT_IDLE_MINUTES) -> None:
     """Serve the app until Ctrl+C; prints its address and opens it in the browser.
 
-    Nothing is reachable from other machines (the server listens on 127.0.0.1 only); each
-    session's files live in a temporary folder removed when the server stops.
+    Nothing is reachable from other machines (the server listens on 127.0.0.1 only), and
+    only the app's own page may use it (:mod:`tabsdc.ui.guard`); each session's files live
+    in a temporary folder removed when the session ends (idle for ``idle_minutes``, its tab
+    closed) or the server stops. The limits are those of :func:`~tabsdc.ui.app.create_app`.
     """
     import uvicorn
 
     sock = listening_socket(port)
-    url = f"http://{HOST}:{sock.getsockname()[1]}/"
+    port = sock.getsockname()[1]
+    try:
+        app = create_app(max_upload_mb, port=port, max_sessions=max_sessions,
+                         max_jobs=max_jobs, idle_minutes=idle_minutes)
+    except BaseException:
+        sock.close()
+        raise
+    url = f"http://{HOST}:{port}/"
     print(f"tabsdc ui: open {url} in your browser (Ctrl+C stops the app)", flush=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    config = uvicorn.Config(create_app(max_upload_mb), log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])

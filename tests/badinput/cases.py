@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from sdcreport.files import confidential_lines
+
 #: A small valid JJ table: cell 0 is the total of cells 1 and 2; cell 1 is primary.
 JJ = ("0\n3\n"
       "0 5 1 s 0 10 0 0 0\n"
@@ -238,6 +240,11 @@ def _audit_without_cells(folder: Path):
     return audit(Table(pd.DataFrame({"value": np.zeros(0)}), np.zeros((0, 0)), []))
 
 
+def marked(path: Path) -> int:
+    """The lines an internal CSV starts with that say it is confidential (0 or 1)."""
+    return confidential_lines(path.read_text(encoding="utf-8-sig"))
+
+
 def _codes(file: str, column: str, expected: list[str], **values: float
            ) -> Callable[[Path, Outcome], None]:
     """A check: the ``column`` of the written CSV ``file`` holds the codes ``expected``, in
@@ -245,7 +252,7 @@ def _codes(file: str, column: str, expected: list[str], **values: float
 
     def check(folder: Path, outcome: Outcome) -> None:
         frame = pd.read_csv(folder / file, dtype=str, keep_default_na=False,
-                            encoding="utf-8-sig")
+                            encoding="utf-8-sig", skiprows=marked(folder / file))
         assert frame[column].tolist() == expected, frame[column].tolist()
         found = frame.set_index(column)["value"]
         assert {code: float(found[code]) for code in values} == values
@@ -257,7 +264,8 @@ def _freq(file: str, code: str, expected: int) -> Callable[[Path, Outcome], None
     contributors."""
 
     def check(folder: Path, outcome: Outcome) -> None:
-        frame = pd.read_csv(folder / file, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(folder / file, dtype=str, keep_default_na=False,
+                            skiprows=marked(folder / file))
         assert float(frame.set_index(frame.columns[0]).loc[code, "freq"]) == expected
     return check
 

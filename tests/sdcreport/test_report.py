@@ -11,6 +11,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from sdcreport import Report, Section  # noqa: E402
+from sdcreport.files import CONFIDENTIAL  # noqa: E402
 
 
 def sample_report() -> Report:
@@ -52,11 +53,21 @@ def test_json_holds_numbers_and_tables_but_not_figures():
 def test_text_and_markdown():
     report = sample_report()
     text = report.to_text()
-    assert text.splitlines()[:2] == ["Demo report", "==========="]
+    assert text.splitlines()[:4] == [CONFIDENTIAL, "", "Demo report", "==========="]
     assert "gap      0.0125" in text
     markdown = report.to_markdown()
     assert "| cell | value | ok |" in markdown
     assert "*Figure: A line (see the HTML report)*" in markdown
+
+
+def test_every_rendering_says_first_that_the_report_is_confidential():
+    report = sample_report()
+    assert report.to_text().startswith(CONFIDENTIAL + "\n")
+    assert report.to_markdown().startswith(f"**{CONFIDENTIAL}**\n")
+    body = report.to_html().split("<body>", 1)[1].lstrip()
+    assert body.startswith(f'<p class="confidential">{CONFIDENTIAL}</p>')
+    data = json.loads(report.to_json())
+    assert next(iter(data.items())) == ("confidential", "contains unpublished values")
 
 
 def test_long_tables_are_cut_in_text_but_not_in_json():

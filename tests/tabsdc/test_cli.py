@@ -3,6 +3,7 @@ import json
 import pandas as pd
 import pytest
 
+from sdcreport.files import CSV_MARK
 from tabsdc.cli import main
 
 from ..conftest import DATA
@@ -26,7 +27,8 @@ def test_rules_writes_cells_and_report(microdata_csv, tmp_path, capsys):
                    "--value", "turnover", "--p", "10", "--freq", "2",
                    "--out", str(out), "--report", str(report)])
     assert status == 0
-    cells = pd.read_csv(out).set_index(["region", "sector"])
+    assert out.read_text().splitlines()[0] == CSV_MARK  # an internal file says so
+    cells = pd.read_csv(out, skiprows=1).set_index(["region", "sector"])
     # (A, x): 100 and 10 -> upl = 10 - 0 = 10
     assert cells.loc[("A", "x"), "status"] == "u"
     assert cells.loc[("A", "x"), "upl"] == pytest.approx(10.0)
@@ -54,7 +56,7 @@ def test_hierarchy_from_level_columns(tmp_path):
     out = tmp_path / "c.csv"
     assert main(["rules", str(path), "--dims", "nuts2", "--value", "v", "--freq", "2",
                  "--hierarchy", "nuts2=nuts1,nuts2", "--out", str(out)]) == 0
-    cells = pd.read_csv(out)
+    cells = pd.read_csv(out, skiprows=1)
     assert cells["nuts2"].tolist() == ["Total", "FR1", "FR10", "FR11", "FR2", "FR21"]
     assert cells["value"].tolist() == [18, 11, 5, 6, 7, 7]
 
@@ -112,10 +114,40 @@ def test_protect_writes_a_publishable_file_without_statuses(microdata_csv, tmp_p
     assert main(["protect", str(microdata_csv), "--dims", "region", "sector", "--value",
                  "turnover", "--p", "10", "--json", str(js), "--publish", str(pub),
                  "--symbol", "-", "--layout", "wide"]) == 0
-    suppressed = json.loads(js.read_text())["suppressed"]
+    summary = json.loads(js.read_text())
+    assert next(iter(summary.items())) == ("confidential", "contains unpublished values")
+    suppressed = summary["suppressed"]
     published = pd.read_csv(pub, dtype=str, encoding="utf-8-sig", index_col=0)
     assert published.index.tolist() == ["Total", "A", "B", "C"]
     assert (published.to_numpy() == "-").sum() == len(suppressed)
+
+
+def test_rules_alone_offer_no_publishable_file(microdata_csv, tmp_path):
+    """A table with its primary cells hidden and nothing else gives them by subtraction."""
+    with pytest.raises(SystemExit) as stop:
+        main(["rules", str(microdata_csv), "--dims", "region", "sector", "--value", "turnover",
+              "--p", "10", "--publish", str(tmp_path / "p.csv")])
+    assert stop.value.code == 2
+    assert not (tmp_path / "p.csv").exists()
+
+
+def test_a_cells_file_of_rules_is_read_back_by_round(microdata_csv, tmp_path, capsys):
+    """The confidentiality line of an internal cells file is skipped by the readers, and
+    their errors still name the line of the file."""
+    cells = tmp_path / "cells.csv"
+    assert main(["rules", str(microdata_csv), "--dims", "region", "sector", "--value",
+                 "turnover", "--freq", "2", "--out", str(cells)]) == 0
+    summary = tmp_path / "r.json"
+    assert main(["round", str(cells), "--base", "5", "--method", "conventional", "--json",
+                 str(summary)]) == 0
+    assert json.loads(summary.read_text())["base"] == 5
+    lines = cells.read_text().splitlines()
+    record = lines[4].split(",")
+    lines[4] = ",".join([*record[:2], "abc", *record[3:]])  # the fifth line of the file
+    cells.write_text("\n".join(lines) + "\n")
+    assert main(["round", str(cells), "--base", "5", "--method", "conventional", "--json",
+                 str(summary)]) == 2
+    assert "non-numeric value at line 5: 'abc'" in capsys.readouterr().err
 
 
 def test_adjusted_and_rounded_tables_publish_every_cell(tmp_path):

@@ -104,3 +104,20 @@ def test_auto_picks_by_size_and_says_so(table):
     four_d = Table.from_aggregated(grid.assign(value=1.0), list("abcd"))  # 13^4 cells
     method, reason = choose_method(four_d)
     assert method == "hypercube" and "28,561 cells > 20,000 in 4 dimensions" in reason
+
+
+def test_optimal_speaks_at_once_then_through_its_incumbent():
+    """The optimal method's first line comes before any work (its incumbent by routing can
+    take half a minute on a large table), then the routing's own lines, then the rounds."""
+    table = grid_with_primaries()
+    lines: list[str] = []
+    result = suppress(table, "optimal", progress=lines.append)
+    n_reqs = sum(1 for lev in ("lpl", "upl")
+                 for x in table.cells.loc[table.cells["status"] == "u", lev] if x > 0)
+    assert lines[0] == (f"optimal: {n_reqs} protection requirements on {table.n_cells} cells; "
+                        "first a protecting pattern by routing (the incumbent)")
+    assert lines[1] == f"routing: 0 of {n_reqs:,} requirements"
+    incumbent = next(i for i, line in enumerate(lines) if line.startswith("incumbent: cost "))
+    first_round = next(i for i, line in enumerate(lines) if "round 1" in line)
+    assert 1 < incumbent < first_round
+    assert result.protected and result.status == "optimal"

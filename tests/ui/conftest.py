@@ -28,10 +28,11 @@ LEVELS = {"A88": ["A10", "A21"], "NUTS2": ["NUTS1"]}
 class ServedApp:
     """The app on 127.0.0.1 in a background thread (stopped by :meth:`stop`)."""
 
-    def __init__(self, max_upload_mb: float, root: Path) -> None:
-        self.app = create_app(max_upload_mb, root)
+    def __init__(self, max_upload_mb: float, root: Path, **limits) -> None:
         self.socket = listening_socket()
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        self.port = self.socket.getsockname()[1]
+        self.app = create_app(max_upload_mb, root, port=self.port, **limits)
+        self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(self.app, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run,
@@ -54,7 +55,8 @@ class ServedApp:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> ServedApp:
-    app = ServedApp(max_upload_mb=2, root=tmp_path_factory.mktemp("sessions"))
+    app = ServedApp(max_upload_mb=2, root=tmp_path_factory.mktemp("sessions"),
+                    max_sessions=500)
     yield app
     app.stop()
 

@@ -112,3 +112,24 @@ def test_the_command_serves_the_page_on_a_free_local_port(command, tmp_path):
     finally:
         process.terminate()
         process.wait(10)
+
+
+@pytest.mark.parametrize("option,message", [
+    (["--max-sessions", "0"], "the session limit must be at least 1, not 0"),
+    (["--max-jobs", "0"], "the job limit must be at least 1, not 0"),
+    (["--idle-minutes", "-5"], "the idle time of a session must be positive, not -5 minutes"),
+])
+def test_the_command_refuses_a_limit_that_cannot_work(option, message, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-m", "tabsdc.ui", "--no-browser", *option],
+                          env=env, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == f"tabsdc ui: error: {message}"
+
+
+def test_the_command_and_the_app_have_the_same_defaults():
+    from tabsdc.cli import ui as command
+    from tabsdc.ui import registry
+
+    assert command.MAX_SESSIONS == registry.DEFAULT_MAX_SESSIONS
+    assert command.IDLE_MINUTES == registry.DEFAULT_IDLE_MINUTES

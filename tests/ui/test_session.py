@@ -7,12 +7,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from sdcreport.files import CSV_MARK
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.audit import audit
 from tabsdc.errors import InputError
 from tabsdc.ui.jobs import Job
 from tabsdc.ui.session import Session
@@ -110,7 +113,8 @@ def test_every_download_stays_in_the_session_folder(session, tmp_path):
     paths = [session.download(kind) for kind in
              ("publishable", "internal-jj", "internal-csv", "report", "script")]
     assert all(session.folder in p.parents for p in paths)
-    internal = pd.read_csv(paths[2], dtype=str)
+    assert paths[2].read_text().splitlines()[0] == CSV_MARK
+    internal = pd.read_csv(paths[2], dtype=str, skiprows=1)
     assert set(internal["status"]) >= {"u", "m"}
     assert "<html" in paths[3].read_text()[:500].lower()
     assert [p.name for p in tmp_path.iterdir()] == [session.folder.name]
@@ -127,7 +131,11 @@ def test_rule_counts_follow_the_parameters_as_the_api_counts_them(session, api_r
     api = apply_rules(session.table, [PPercentRule(25), FrequencyRule(5, level=15)])
     assert loose["primary"] < strict["primary"]
     assert strict["per_rule"]["p%(p=25)"] == int(api.flags["p%(p=25)"].sum())
-    assert strict["map"].startswith("data:image/png;base64,")
+    grid = strict["map"]
+    pivot = session.rules.table.pivot("A88", "NUTS2", "status")
+    assert (grid["row_dim"], grid["column_dim"]) == ("A88", "NUTS2")
+    assert sum(row.count("u") for row in grid["status"]) == int((pivot == "u").sum().sum())
+    assert {code for code, _ in grid["rows"]} == set(pivot.index)
 
 
 def test_tree_counts_are_the_margins_of_the_table(session):
@@ -159,6 +167,20 @@ def test_parent_child_file_gives_the_same_table_as_level_columns(session, tmp_pa
     assert by_file["trees"] == by_levels["trees"]
 
 
+def test_a_pattern_that_fails_its_check_is_not_offered_for_publication(session):
+    ruled_session(session, SMALL)
+    session.start_protection({"method": "suppression", "algorithm": "heuristic",
+                              "cost": "count"})
+    assert wait(session)["state"] == "done"
+    table = session.protection.table
+    exposed = table.with_columns(status=table.cells["status"].replace("m", "s").to_numpy())
+    session.protection = SimpleNamespace(table=exposed, audit=audit(exposed))
+    assert not session.protection.audit.protected
+    with pytest.raises(InputError, match="failed its check"):
+        session.download("publishable")
+    assert not list((session.folder / "downloads").glob("*_publishable.csv"))
+
+
 def test_rounding_and_cta_sessions(session):
     ruled_session(session, SMALL)
     session.start_protection({"method": "rounding", "column": "freq", "rule": "controlled",
@@ -187,7 +209,7 @@ def test_base_choice_job_gives_the_quality_table(session):
 
 def test_a_cancelled_job_stops_its_worker_process():
     job = Job("test", slow_count, {"seconds": 60})
-    while not job.poll().lines:
+    while not job.lines:
         time.sleep(0.05)
     pid = job.pid
     assert job.cancel().state == "cancelled"
@@ -206,12 +228,14 @@ def test_errors_a_statistician_can_act_on(session, tmp_path):
     session.load_source(SURVEY, "business_survey.csv")
     with pytest.raises(InputError, match="no column 'SECTOR'"):
         session.build_table({"dims": ["SECTOR"]}, {})
-    with pytest.raises(InputError, match="'NUTS3' must hold numbers; row 2 holds 'FR105'"):
+    with pytest.raises(InputError, match="'NUTS3' must hold numbers; 9786 of 9786 values are "
+                       "not numbers, the first 'FR105' on line 2"):
         session.build_table({"dims": ["A88"], "value": "NUTS3"}, {})
     session.build_table({"dims": ["A88"], "value": "TURNOVER"}, {})
     with pytest.raises(InputError, match="choose at least one rule"):
         session.apply_rules({})
-    with pytest.raises(InputError, match="apply the sensitivity rules first"):
+    with pytest.raises(InputError, match=r"the rules are not valid \(choose at least one "
+                                         r"rule\): correct them on step 3 Rules first"):
         session.start_protection({"method": "suppression"})
 
 

@@ -1,9 +1,11 @@
 """Running tau-ARGUS batch files (``.arb``) with the toolkit's methods.
 
 A batch file (manual 5.7) is a list of ``<COMMAND> arguments`` lines; ``//`` starts a
-comment line. :func:`run_batch` executes them in order; file names resolve against the
-batch file's folder (Windows paths and letter case as :func:`~tabsdc.io.argus.syntax.resolve_path`
-says). Commands and what they run here:
+comment line. :func:`run_batch` first checks the whole file (:func:`~tabsdc.io.argus.plan.
+plan_batch`: every command, every file read and written), then executes the commands in
+order; file names resolve against the batch file's folder (Windows paths and letter case as
+:func:`~tabsdc.io.argus.syntax.resolve_path` says; outputs as
+:func:`~tabsdc.io.argus.syntax.output_path` says). Commands and what they run here:
 
 ===================  ====================================================================
 OPENMICRODATA        the microdata file (fixed-width ``.asc`` or separated, per the .rda)
@@ -17,10 +19,12 @@ READTABLE            read the tables of a ``.tab`` (``1``: compute totals, ``1T`
 APRIORI              an a-priori file (:mod:`tabsdc.io.argus.apriori`)
 RECODE               a global (``.grc``) or tree recode, or a hierarchy cut at a level;
                      like tau-ARGUS, it recodes the variable in every table that has it
-SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> hypercube (see
-                     below), RND -> controlled rounding, CTA -> controlled adjustment
+SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> hypercube, RND ->
+                     controlled rounding, CTA -> controlled adjustment
+                     (:mod:`tabsdc.io.argus.protect`), CKM -> the cell key method
+                     (:mod:`tabsdc.io.argus.ckm`); table number 0: every table, linked
 WRITETABLE           the output files of :mod:`tabsdc.io.argus.output`
-LOGBOOK              the log file
+LOGBOOK              the log file (appended to)
 CLEAR                start afresh
 SOLVER               logged (HiGHS solves everything here)
 VERSIONINFO          a file with the toolkit's version
@@ -28,20 +32,21 @@ GOINTERACTIVE,       logged, nothing to do (no GUI); commands after them are sti
 GOBATCH, SILENT
 ===================  ====================================================================
 
-``GH`` (tau-ARGUS's hypercube method) runs :func:`tabsdc.suppression.suppress` with the
-toolkit's own ``method="hypercube"``; the log says so.
-Every protection is audited (:func:`tabsdc.audit.audit`) and the verdict logged. A command
-that is not supported (``<CKM>`` cell-key perturbation, linked tables with table number 0,
-``<READTABLE> 2`` for non-additive tables, ``APRIORI`` with trivial-level expansion, the
-distance cost ``-3``) stops the run with the file, the line, the command and the reason;
-nothing is skipped silently.
+Every protection is audited (:func:`tabsdc.audit.audit`; linked tables on all their
+relations together) and the verdict logged. A command that is not supported
+(``<READTABLE> 2`` for non-additive tables, ``APRIORI`` with trivial-level expansion, the
+distance cost ``-3``) stops the job before any work, with the file, the line, the command
+and the reason; nothing is skipped silently.
+
+Output files are written beside their targets and put in place together when every command
+has run (:mod:`tabsdc.io.argus.staging`): a job that fails, whatever the reason, leaves
+every previous file as it was.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
-import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -51,28 +56,43 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from sdcreport.files import OutputPathError
 from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
-from tabsdc.io.argus.apriori import apply_apriori, read_hst
+from tabsdc.io.argus.apriori import apply_apriori
 from tabsdc.io.argus.cdl import read_cdl
-from tabsdc.io.argus.grc import close_below_depth, close_subtrees, read_grc
-from tabsdc.io.argus.metadata import Metadata, read_rda
+from tabsdc.io.argus.ckm import run_ckm
+from tabsdc.io.argus.grc import close_below_depth, close_subtrees
+from tabsdc.io.argus.metadata import Metadata
 from tabsdc.io.argus.microdata import read_data
-from tabsdc.io.argus.output import OUTPUT_TYPES, parse_write_options, write_output
-from tabsdc.io.argus.protect import ProtectionOutcome, protect
-from tabsdc.io.argus.safety import SafetySpec, format_safety_rule, parse_safety_rule
-from tabsdc.io.argus.syntax import (
-    ArgusFormatError,
-    SourceLine,
-    content_lines,
-    quote,
-    resolve_path,
-    split_tokens,
+from tabsdc.io.argus.output import OUTPUT_TYPES, write_output
+from tabsdc.io.argus.plan import (
+    LOGGED_ONLY,
+    METHOD_OF,
+    SUPPORTED_COMMANDS,
+    Apriori,
+    BatchCommand,
+    BatchPlan,
+    Output,
+    RecodeRequest,
+    Step,
+    Suppress,
+    WriteTable,
+    parse_arb,
+    plan_batch,
 )
+from tabsdc.io.argus.protect import (
+    ProtectionOutcome,
+    audit_together,
+    protect,
+    protect_linked,
+)
+from tabsdc.io.argus.safety import SafetySpec, format_safety_rule
+from tabsdc.io.argus.staging import Staging
+from tabsdc.io.argus.syntax import ArgusFormatError, quote, resolve_path
 from tabsdc.io.argus.tables import (
     TableSpec,
     microdata_table,
-    parse_table_spec,
     tabular_table,
     variable_hierarchy,
 )
@@ -82,29 +102,8 @@ from tabsdc.table import HIDDEN_STATUSES, Table
 if TYPE_CHECKING:
     from sdcreport import Section
 
-__all__ = ["BatchCommand", "BatchResult", "parse_arb", "run_batch", "format_arb",
-           "JobTable", "SUPPORTED_COMMANDS", "METHOD_OF"]
-
-#: tau-ARGUS's SUPPRESS methods and the toolkit method each runs.
-METHOD_OF = {"OPT": "optimal", "MOD": "modular", "NET": "network", "GH": "heuristic",
-             "RND": "controlled rounding", "CTA": "controlled tabular adjustment"}
-_LOGGED_ONLY = {"GOINTERACTIVE": "no interactive session here; nothing to hand over",
-                "GOBATCH": "already running as a batch",
-                "SILENT": "no progress window here; progress goes to the log"}
-_COMMAND = re.compile(r"<\s*([A-Za-z]+)\s*>\s*(.*)")
-
-
-@dataclass(frozen=True)
-class BatchCommand:
-    """One command of a batch file: its keyword (upper case), argument text and line."""
-
-    keyword: str
-    argument: str
-    line: SourceLine
-
-    def error(self, reason: str) -> ArgusFormatError:
-        """An error naming file, line and command."""
-        return self.line.error(f"<{self.keyword}>: {reason}")
+__all__ = ["BatchCommand", "BatchResult", "parse_arb", "plan_batch", "run_batch",
+           "format_arb", "JobTable", "SUPPORTED_COMMANDS", "METHOD_OF"]
 
 
 @dataclass
@@ -126,7 +125,9 @@ class JobTable:
 @dataclass(frozen=True)
 class BatchResult:
     """Outcome of :func:`run_batch`: the tables, the files written, the log lines, and
-    whether every protection run passed its check (audit, additivity, verification).
+    whether every protection run passed its check (audit, additivity, verification) and
+    tables protected one by one passed their audit together (``together``: one verdict per
+    group of tables of one response variable).
 
     Keeps the result contract of :mod:`sdcreport.contract` (a check: ``passed``; ``status``
     says it in words).
@@ -137,6 +138,7 @@ class BatchResult:
     log: tuple[str, ...]
     passed: bool
     seconds: float = 0.0
+    together: tuple[bool, ...] = ()
 
     @property
     def status(self) -> str:
@@ -173,13 +175,14 @@ class BatchResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values: ``status``, ``passed``, ``seconds``, the files written and per
-        table its label, method, verdict and the protection result's ``to_dict()``."""
+        """Plain JSON values: ``status``, ``passed``, ``seconds``, the files written, the
+        verdicts of tables protected one by one audited together, and per table its label,
+        method, verdict and the protection result's ``to_dict()``."""
         from sdcreport.report import jsonable
 
         return jsonable({
             "status": self.status, "passed": self.passed, "seconds": self.seconds,
-            "written": [str(p) for p in self.written],
+            "written": [str(p) for p in self.written], "audited_together": self.together,
             "tables": [{"table": job.spec.label,
                         "method": job.outcome.method if job.outcome else None,
                         "passed": job.outcome.passed if job.outcome else None,
@@ -198,67 +201,44 @@ class BatchResult:
                 .add_text("\n".join(self.log)))
 
 
-def parse_arb(text: str, path: str = "<text>") -> list[BatchCommand]:
-    """The commands of a batch file, comments left out.
-
-    Raises
-    ------
-    ArgusFormatError
-        For a line that does not start with ``<COMMAND>``, naming file and line.
-
-    Examples
-    --------
-    >>> [(c.keyword, c.argument) for c in parse_arb('//job\\n<SUPPRESS> OPT(1,5)\\n')]
-    [('SUPPRESS', 'OPT(1,5)')]
-    """
-    commands = []
-    for line in content_lines(text, path):
-        match = _COMMAND.match(line.text)
-        if match is None:
-            raise line.error(f"field 1: expected a <COMMAND>, found {line.text[:40]!r}")
-        commands.append(BatchCommand(match.group(1).upper(), match.group(2).strip(), line))
-    return commands
-
-
-SUPPORTED_COMMANDS = ("OPENMICRODATA", "OPENTABLEDATA", "OPENMETADATA", "SPECIFYTABLE",
-                      "SAFETYRULE", "READMICRODATA", "READTABLE", "APRIORI", "APRIORY",
-                      "RECODE", "SUPPRESS", "WRITETABLE", "LOGBOOK", "CLEAR", "SOLVER",
-                      "VERSIONINFO", *_LOGGED_ONLY)
-
-
-def run_batch(path: str | Path, *, time_limit: float | None = None,
+def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
               progress: Progress | None = None) -> BatchResult:
     """Run a tau-ARGUS batch file.
 
     Parameters
     ----------
-    path : path of the ``.arb`` file
+    job : path of the ``.arb`` file, or its :class:`~tabsdc.io.argus.plan.BatchPlan`
+        The file is checked whole before any work (:func:`~tabsdc.io.argus.plan.plan_batch`).
     time_limit : float, optional
         Total seconds for the whole job: each protection gets at most what is left (and at
         most the batch file's own limit for it).
     progress : callable taking one str line, optional
         Receives every log line as it is written.
 
-    Output files (WRITETABLE, VERSIONINFO, the LOGBOOK) are prepared in a staging folder and
-    put in place only when every command has run, so a failing job writes nothing.
+    Output files (WRITETABLE, VERSIONINFO, the LOGBOOK) are written beside their targets
+    and put in place together only when every command has run, so a failing job writes
+    nothing and leaves every previous file as it was (:mod:`tabsdc.io.argus.staging`).
 
     Raises
     ------
     TabSDCError
         Naming file, line, command and reason.
+    sdcreport.files.OutputPathError
+        An output that could not be written (a full disk), naming the file.
     """
     start = perf_counter()
     deadline = Deadline(time_limit)
-    path = Path(path)
-    commands = parse_arb(path.read_text(encoding="latin-1"), str(path))
-    with tempfile.TemporaryDirectory(prefix="tabsdc-argus-") as staging:
-        runner = _Runner(path.parent, Path(staging), deadline, progress)
-        runner.say(f"Start of batch procedure; file: {path}")
-        for command in commands:
+    plan = job if isinstance(job, BatchPlan) else plan_batch(job)
+    staging = Staging()
+    try:
+        runner = _Runner(plan, staging, deadline, progress)
+        runner.say(f"Start of batch procedure; file: {plan.path}")
+        for step in plan.steps:
+            command = step.command
             runner.say(f"<{command.keyword}> {command.argument}".rstrip())
             try:
-                runner.run(command)
-            except ArgusFormatError:
+                runner.run(step)
+            except (ArgusFormatError, OutputPathError):
                 raise
             except TabSDCError as error:
                 raise command.error(str(error)) from None
@@ -267,48 +247,67 @@ def run_batch(path: str | Path, *, time_limit: float | None = None,
         not_protected = [str(n) for n, t in enumerate(runner.tables, 1) if t.outcome is None]
         if not_protected:
             runner.say(f"table(s) {', '.join(not_protected)} were not protected (no SUPPRESS)")
-        runner.say("End of batch procedure")
-        written = runner.publish()
-    passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None)
+        runner.audit_together()
+        written = runner.finish()
+    except BaseException:
+        staging.discard()
+        raise
+    passed = all(t.outcome.passed for t in runner.tables if t.outcome is not None) and all(
+        runner.together)
     return BatchResult(tuple(runner.tables), written, tuple(runner.lines), passed,
-                       perf_counter() - start)
+                       perf_counter() - start, tuple(runner.together))
 
 
 class _Runner:
-    """The state of a running batch file and one method per command."""
+    """The state of a running batch file and one method per command (each given the
+    command's parsed arguments, :class:`~tabsdc.io.argus.plan.Step`)."""
 
-    def __init__(self, folder: Path, staging: Path, deadline: Deadline,
+    def __init__(self, plan: BatchPlan, staging: Staging, deadline: Deadline,
                  progress: Progress | None) -> None:
-        self.folder = folder
         self.staging = staging
         self.deadline = deadline
         self.progress = progress
         self.lines: list[str] = []
-        self.logbook: Path | None = None
-        self.staged: list[tuple[Path, Path]] = []
+        #: the logbooks the job names, each given the whole log
+        self.logbooks: dict[Path, Output] = {}
+        #: verdicts of tables protected one by one, audited together
+        self.together: list[bool] = []
+        self.tables: list[JobTable] = []
         self._clear()
 
-    def stage(self, final: Path) -> Path:
-        """Where to write ``final`` until the job has run (a folder of its own, so that
-        companion files such as an intermediate file's .rda go with it)."""
-        folder = Path(tempfile.mkdtemp(dir=self.staging))
-        self.staged.append((folder, final.parent))
-        return folder / final.name
+    def audit_together(self) -> None:
+        """Tables of one response variable protected one by one (not all by one SUPPRESS
+        with table number 0): audit what they publish together
+        (:func:`~tabsdc.io.argus.protect.audit_together`) and log the verdict."""
+        groups: dict[str, list[int]] = {}
+        for number, job in enumerate(self.tables, start=1):
+            if job.outcome is not None and job.outcome.original is None:
+                groups.setdefault(job.spec.response, []).append(number)
+        for numbers in groups.values():
+            if len(numbers) < 2 or set(numbers) <= self.linked:
+                continue
+            jobs = [self.tables[n - 1] for n in numbers]
+            try:
+                passed, sentence = audit_together([job.protected for job in jobs],
+                                                  [job.spec.label for job in jobs])
+            except TabSDCError as error:
+                self.say(f"tables {', '.join(map(str, numbers))} cannot be audited together: "
+                         f"{error}")
+                continue
+            self.together.append(passed)
+            self.say(sentence)
 
-    def publish(self) -> tuple[Path, ...]:
-        """Move the staged files to their folders and write the logbook."""
-        written = []
-        for folder, target in self.staged:
-            target.mkdir(parents=True, exist_ok=True)
-            for item in sorted(folder.iterdir()):
-                destination = target / item.name
-                shutil.move(item, destination)
-                written.append(destination)
-        if self.logbook is not None:
-            with self.logbook.open("a", encoding="utf-8") as log:
-                log.write("\n".join(self.lines) + "\n")
-            written.append(self.logbook)
-        return tuple(written)
+    def finish(self) -> tuple[Path, ...]:
+        """Write the logbooks and put every output in place; returns the files written."""
+        files = (*self.staging.staged(), *self.logbooks)
+        self.say(f"End of batch procedure; {len(files)} output file(s) put in place: "
+                 + (", ".join(map(str, files)) or "none"))
+        log = ("\n".join(self.lines) + "\n").encode("utf-8")
+        for path, output in self.logbooks.items():  # appended to, as tau-ARGUS does
+            previous = path.read_bytes() if path.exists() else b""
+            self._write(output, lambda staged, previous=previous: staged.write_bytes(
+                previous + log))
+        return self.staging.publish()
 
     # -- plumbing ---------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -317,76 +316,38 @@ class _Runner:
         if self.progress:
             self.progress(text)
 
-    def run(self, command: BatchCommand) -> None:
-        keyword = "APRIORI" if command.keyword == "APRIORY" else command.keyword
-        if keyword in _LOGGED_ONLY:
-            self.say(f"{keyword} has nothing to do here: {_LOGGED_ONLY[keyword]}")
+    def run(self, step: Step) -> None:
+        keyword = "APRIORI" if step.command.keyword == "APRIORY" else step.command.keyword
+        if keyword in LOGGED_ONLY:
+            self.say(f"{keyword} has nothing to do here: {LOGGED_ONLY[keyword]}")
             return
-        if keyword not in SUPPORTED_COMMANDS:
-            raise command.error(self._unsupported(keyword))
-        getattr(self, f"_{keyword.lower()}")(command)
+        getattr(self, f"_{keyword.lower()}")(step.action)
 
-    @staticmethod
-    def _unsupported(keyword: str) -> str:
-        reasons = {"CKM": "cell-key perturbation is not part of this toolkit",
-                   "COVER": "linked-table cover tables are built internally by tau-ARGUS "
-                            "only; linked tables are not supported here",
-                   "JJ": "tau-ARGUS does not implement it either; protect a JJ file "
-                         "with 'tabsdc protect FILE.jj'"}
-        return reasons.get(keyword, "unknown command; supported: "
-                           + ", ".join(SUPPORTED_COMMANDS))
-
-    def _file(self, command: BatchCommand) -> Path:
-        tokens = split_tokens(command.argument)
-        if not tokens:
-            raise command.error("a file name is expected")
-        found = resolve_path(tokens[0], self.folder)
-        if not found.exists():
-            raise command.error(f"file {tokens[0]} not found (looked in {self.folder})")
-        return found
-
-    def _job(self, command: BatchCommand, number: str) -> JobTable:
+    def _write(self, output: Output, write: Callable[[Path], object]) -> None:
+        """Run ``write(staged path)`` for ``output``; a failure (a full disk) names the file
+        and leaves every previous file of the job's outputs as it was."""
         try:
-            position = int(number)
-        except ValueError:
-            raise command.error(f"table number {number!r} is not a whole number") from None
-        if position == 0:
-            raise command.error("table number 0 (linked tables) is not supported: linked "
-                                "tables are protected one by one here")
-        if not 1 <= position <= len(self.tables):
-            raise command.error(f"table {position} does not exist ({len(self.tables)} "
-                                "specified)")
-        job = self.tables[position - 1]
-        if job.table is None:
-            raise command.error(f"table {position} has not been read yet (READMICRODATA / "
-                                "READTABLE)")
-        return job
+            write(self.staging.path_for(output.path))
+        except (OSError, OutputPathError) as failure:
+            # a writer of sdcreport.files names its staged file; name the job's file instead
+            error = failure if isinstance(failure, OSError) else failure.__cause__
+            if not isinstance(error, OSError):
+                raise
+            raise OutputPathError(
+                f"{output.line.path}, line {output.line.number}: cannot write {output.path}: "
+                f"{error.strerror or error}{_free_space(output.path.parent)}; nothing of the "
+                "job was written, previous files are unchanged") from None
 
-    @staticmethod
-    def _needs(command: BatchCommand, what: object, message: str) -> None:
-        """Stop with ``message`` unless ``what`` is there (a file, metadata, tables)."""
-        if not what:
-            raise command.error(message)
-
-    # -- input --------------------------------------------------------------------------
-    def _openmicrodata(self, command: BatchCommand) -> None:
-        self._clear_data(command, tabular=False)
-
-    def _opentabledata(self, command: BatchCommand) -> None:
-        self._clear_data(command, tabular=True)
-
-    def _clear_data(self, command: BatchCommand, tabular: bool) -> None:
+    # -- input ------------------------------------------------------------------------------
+    def _openmicrodata(self, path: Path) -> None:
         self._clear()
-        self.data_file = self._file(command)
-        self.tabular = tabular
+        self.data_file, self.tabular = path, False
 
-    def _openmetadata(self, command: BatchCommand) -> None:
-        self._needs(command, self.data_file, "a data file must be opened first "
-                    "(OPENMICRODATA or OPENTABLEDATA)")
-        metadata = read_rda(self._file(command), kind="table" if self.tabular else None)
-        if not self.tabular and metadata.kind == "table":
-            raise command.error(f"{metadata.path} describes tabular input, but the data were "
-                                "opened with OPENMICRODATA")
+    def _opentabledata(self, path: Path) -> None:
+        self._clear()
+        self.data_file, self.tabular = path, True
+
+    def _openmetadata(self, metadata: Metadata) -> None:
         self.metadata = metadata
         for variable in metadata.variables:
             if variable.codelist:
@@ -398,35 +359,19 @@ class _Runner:
                     self.say(f"codelist {variable.codelist} of {variable.name} not found; "
                              "codes go without labels, as in tau-ARGUS")
 
-    def _specifytable(self, command: BatchCommand) -> None:
-        self._needs(command, self.metadata, "metadata must be opened first (OPENMETADATA)")
-        spec = parse_table_spec(command.argument)
-        for name in (*spec.dims, spec.response, spec.shadow, spec.cost):
-            if name and name != "<freq>" and not name.startswith("-"):
-                self.metadata.variable(name)
+    def _specifytable(self, spec: TableSpec) -> None:
         self.tables.append(JobTable(spec))
 
-    def _safetyrule(self, command: BatchCommand) -> None:
-        self._needs(command, self.tables, "SAFETYRULE must follow a SPECIFYTABLE")
-        self.tables[-1].safety = parse_safety_rule(command.argument)
+    def _safetyrule(self, safety: SafetySpec) -> None:
+        self.tables[-1].safety = safety
 
-    def _readmicrodata(self, command: BatchCommand) -> None:
-        self._needs(command, not self.tabular and self.tables and self.metadata,
-                    "needs OPENMICRODATA, OPENMETADATA and at least one SPECIFYTABLE")
+    def _readmicrodata(self, _: None) -> None:
         self.data = read_data(self.data_file, self.metadata)
         self.say(f"Micro data file read: {len(self.data)} records from {self.data_file.name}")
         for number in range(1, len(self.tables) + 1):
             self._build(number)
 
-    def _readtable(self, command: BatchCommand) -> None:
-        self._needs(command, self.tabular and self.tables and self.metadata,
-                    "needs OPENTABLEDATA, OPENMETADATA and at least one SPECIFYTABLE")
-        option = command.argument.strip().upper() or "0"
-        if option not in ("0", "1", "1T", "1F"):
-            raise command.error(f"parameter {option!r}: 0 (check additivity) or 1 (compute "
-                                "totals, 1T keeping the file's statuses) are supported; 2 "
-                                "(additivity not required) is not: every method here needs "
-                                "an additive table")
+    def _readtable(self, option: str) -> None:
         self.compute_totals, self.keep_status = option.startswith("1"), option == "1T"
         self.data = read_data(self.data_file, self.metadata)
         self.say(f"Table file read: {len(self.data)} lines from {self.data_file.name}")
@@ -454,74 +399,43 @@ class _Runner:
         else:
             table = microdata_table(data, self.metadata, job.spec, job.safety, hierarchies)
         job.table, job.outcome = table, None
+        self.linked.discard(number)
         status = table.cells["status"].value_counts().to_dict()
         self.say(f"Table {number}: {job.spec.label} has been computed: {table.n_cells} cells, "
                  f"{status.get('u', 0)} primary unsafe")
 
-    def _apriori(self, command: BatchCommand) -> None:
-        parts = [p.strip() for p in _split_arguments(command.argument)]
-        if len(parts) < 3:
-            raise command.error('expected "file", table number, "separator"[, ignore '
-                                "errors, expand trivial levels]")
-        job = self._job(command, parts[1])
-        path = resolve_path(parts[0].strip('"'), self.folder)
-        if not path.exists():
-            raise command.error(f"a-priori file {parts[0]} not found")
-        separator = parts[2].strip('"')
-        ignore = len(parts) < 4 or parts[3] in ("", "1")
-        if len(parts) > 4 and parts[4] == "1":
-            raise command.error("expanding a-priori lines to trivial levels (last parameter "
-                                "1) is not supported; give every cell its own line")
+    def _apriori(self, request: Apriori) -> None:
+        job = self.tables[request.table - 1]
         margin = job.safety.manual_margin if job.safety else 20.0
         totals = tuple(self.metadata.variable(d).total_code for d in job.spec.dims)
-        outcome = apply_apriori(job.table, read_hst(path, len(job.spec.dims), separator),
-                                totals, manual_margin=margin, ignore_errors=ignore)
+        outcome = apply_apriori(job.table, list(request.lines), totals, manual_margin=margin,
+                                ignore_errors=request.ignore_errors)
         job.table, job.outcome = outcome.table, None
-        self.say(f"A-priori file {path.name}: {outcome.applied} line(s) applied, "
+        self.say(f"A-priori file {request.path.name}: {outcome.applied} line(s) applied, "
                  f"{len(outcome.unknown)} naming no cell of the table")
         for entry in outcome.unknown[:5]:
             self.say(f"  line {entry.line.number}: cell {entry.codes} not in the table")
 
-    def _recode(self, command: BatchCommand) -> None:
-        parts = [p.strip() for p in _split_arguments(command.argument)]
-        if len(parts) != 3:
-            raise command.error("expected table number, variable, recode file or level")
-        if self.tabular:
-            raise command.error("recoding is not possible for tabular input (as in tau-ARGUS)")
-        job = self._job(command, parts[0])
-        dim = next((d for d in job.spec.dims if d.lower() == parts[1].lower()), None)
-        if dim is None:
-            raise command.error(f"variable {parts[1]} is not a spanning variable of table "
-                                f"{parts[0]} ({', '.join(job.spec.dims)})")
+    def _recode(self, request: RecodeRequest) -> None:
+        dim = request.variable
         variable = self.metadata.variable(dim)
         current = variable_hierarchy(variable, self.data[dim].unique().tolist(),
                                      self.metadata.folder)
-        target = parts[2].strip('"')
-        if target.isdigit() and len(target) == 1:
-            if not (variable.hierarchical or variable.hier_levels):
-                raise command.error(f"{dim} is not hierarchical; a level recode needs a "
-                                    "hierarchy")
-            hierarchy, moved = close_below_depth(current, int(target))
-            what = f"cut below level {target}"
+        if request.level is not None:
+            hierarchy, moved = close_below_depth(current, request.level)
+            what = f"cut below level {request.level}"
+        elif request.recode.is_tree:
+            hierarchy, moved = close_subtrees(current, request.recode.tree_codes)
+            absent = [c for c in request.recode.tree_codes if c not in current]
+            if absent:
+                self.say(f"  {len(absent)} code(s) of {request.path.name} are not in {dim}'s "
+                         f"hierarchy and were not closed: {', '.join(absent[:5])}")
+            what = f"recoded with {request.path.name}"
         else:
-            path = resolve_path(target, self.folder)
-            if not path.exists():
-                raise command.error(f"recode file {target} not found")
-            recode = read_grc(path)
-            if recode.is_tree:
-                hierarchy, moved = close_subtrees(current, recode.tree_codes)
-                absent = [c for c in recode.tree_codes if c not in current]
-                if absent:
-                    self.say(f"  {len(absent)} code(s) of {path.name} are not in {dim}'s "
-                             f"hierarchy and were not closed: {', '.join(absent[:5])}")
-            else:
-                if variable.hierarchical or variable.hier_levels:
-                    raise command.error(f"{dim} is hierarchical: recode it with a tree "
-                                        "recode (<TREERECODE>) or a level")
-                moved = recode.mapping(current.codes[1:])
-                hierarchy = variable_hierarchy(replace(variable, hierarchical=False),
-                                               list(moved.values()), self.metadata.folder)
-            what = f"recoded with {path.name}"
+            moved = request.recode.mapping(current.codes[1:])
+            hierarchy = variable_hierarchy(replace(variable, hierarchical=False),
+                                           list(moved.values()), self.metadata.folder)
+            what = f"recoded with {request.path.name}"
         self.recodes[dim] = (hierarchy, moved)
         self.say(f"Variable {dim} {what}: {len(hierarchy)} codes; as in tau-ARGUS the recode "
                  "holds for every table with this variable")
@@ -530,94 +444,89 @@ class _Runner:
                 self._build(number)
 
     # -- protection -------------------------------------------------------------------------
-    def _suppress(self, command: BatchCommand) -> None:
-        match = re.fullmatch(r"\s*([A-Za-z]+)\s*\(([^)]*)\)\s*", command.argument)
-        if match is None:
-            raise command.error("expected METHOD(table number, parameters), e.g. OPT(1,5)")
-        name, arguments = match.group(1).upper(), [a.strip() for a in match.group(2).split(",")]
-        if name not in METHOD_OF:
-            raise command.error(self._unsupported(name) if name == "CKM" else
-                                f"unknown method {name}; known: {', '.join(METHOD_OF)}")
-        job = self._job(command, arguments[0])
-        job.outcome = protect(job.table, name, arguments[1:],
-                              time_limit=self.deadline.solver_limit(),
-                              progress=self.say, label=job.spec.label)
+    def _suppress(self, request: Suppress) -> None:
+        if request.method == "CKM":  # the cell key method (tabsdc.io.argus.ckm)
+            job = self.tables[request.table - 1]
+            job.outcome = run_ckm(job.table, job.spec.response, self.data, self.metadata,
+                                  request.argument, self.data_file.parent,
+                                  weighted=bool(job.safety and job.safety.weighted),
+                                  recodes=self.recodes, progress=self.say)
+            return
+        if request.table == 0:
+            outcomes = protect_linked([job.table for job in self.tables],
+                                      [job.spec.label for job in self.tables], request.method,
+                                      request.numbers, time_limit=self.deadline.solver_limit(),
+                                      progress=self.say)
+            for job, outcome in zip(self.tables, outcomes, strict=True):
+                job.outcome = outcome
+            self.linked = set(range(1, len(self.tables) + 1))
+            return
+        self.linked.discard(request.table)
+        job = self.tables[request.table - 1]
+        job.outcome = protect(job.table, request.method, request.numbers,
+                              time_limit=self.deadline.solver_limit(), progress=self.say,
+                              label=job.spec.label)
 
-    def _writetable(self, command: BatchCommand) -> None:
-        match = re.fullmatch(r"\s*\((.*)\)\s*", command.argument)
-        if match is None:
-            raise command.error('expected (table number, type, options, "file")')
-        parts = [p.strip() for p in _split_arguments(match.group(1))]
-        if len(parts) != 4:
-            raise command.error('expected (table number, type, options, "file")')
-        job = self._job(command, parts[0])
-        try:
-            output_type = int(parts[1])
-        except ValueError:
-            raise command.error(f"output type {parts[1]!r}: one of {OUTPUT_TYPES}") from None
-        options = parse_write_options(parts[2])
-        target = parts[3].strip('"')
-        path = resolve_path(target, self.folder)
-        if not path.parent.exists():
-            path = self.folder / Path(target.replace("\\", "/")).name
+    def _writetable(self, request: WriteTable) -> None:
+        job = self.tables[request.table - 1]
         response = self.metadata.variable(job.spec.response) \
             if job.spec.response != "<freq>" else None
         table = job.protected if job.protected is not None else job.table
         original = job.outcome.original if job.outcome else None
-        notes = write_output(table, self.stage(path), output_type, options, original=original,
-                             response=job.spec.response.strip("<>"),
-                             decimals=response.decimals if response else 0)
-        for note in notes:
-            self.say(f"  {note}")
-        self.say(f"Table {parts[0]}: {job.spec.label} has been written as "
-                 f"{OUTPUT_TYPES[output_type]}; output file name: {path}")
+        notes: list[str] = []
+        self._write(request.output, lambda staged: notes.extend(write_output(
+            table, staged, request.output_type, request.options, original=original,
+            response=job.spec.response.strip("<>"),
+            decimals=response.decimals if response else 0,
+            protected=job.outcome is not None and job.outcome.passed)))
+        for note in [*notes, request.output.note]:
+            if note:
+                self.say(f"  {note}")
+        self.say(f"Table {request.table}: {job.spec.label} has been written as "
+                 f"{OUTPUT_TYPES[request.output_type]}; output file name: "
+                 f"{request.output.path} (put in place when the job has run)")
 
     # -- housekeeping -----------------------------------------------------------------------
-    def _logbook(self, command: BatchCommand) -> None:
-        target = command.argument.strip().strip('"')
-        path = resolve_path(target, self.folder)
-        if not path.parent.exists():
-            path = self.folder / Path(target.replace("\\", "/")).name
-        self.logbook = path
-        self.say(f"logbook: {path} (written when the job has run)")
+    def _logbook(self, output: Output) -> None:
+        self.logbooks.setdefault(output.path, output)
+        if output.note:
+            self.say(f"  {output.note}")
+        self.say(f"logbook: {output.path} (written when the job has run)")
 
-    def _clear(self, command: BatchCommand | None = None) -> None:
-        """``<CLEAR>`` (and the start of every job): forget data, metadata and tables."""
+    def _clear(self, _: None = None) -> None:
+        """``<CLEAR>`` (and the start of every job): audit together what tables were
+        protected one by one, then forget data, metadata and tables."""
+        if self.tables:
+            self.audit_together()
+        self.linked: set[int] = set()
         self.data_file: Path | None = None
         self.tabular = False
         self.metadata: Metadata | None = None
         self.data: pd.DataFrame | None = None
-        self.tables: list[JobTable] = []
+        self.tables = []
         self.recodes: dict[str, tuple[Hierarchy, dict[str, str]]] = {}
         self.compute_totals = self.keep_status = False
 
-    def _solver(self, command: BatchCommand) -> None:
-        self.say(f"solver {command.argument or '(none)'} requested: every method here "
-                 "solves with HiGHS")
+    def _solver(self, _: None) -> None:
+        self.say("solver requested: every method here solves with HiGHS")
 
-    def _versioninfo(self, command: BatchCommand) -> None:
-        target = command.argument.strip().strip('"')
-        path = self.folder / Path(target.replace("\\", "/")).name
+    def _versioninfo(self, output: Output) -> None:
         try:
             number = version("sdctoolkit")
         except PackageNotFoundError:
             number = "development"
-        self.stage(path).write_text(f"sdctoolkit (tabsdc) version: {number}\n")
+        self._write(output, lambda staged: staged.write_text(
+            f"sdctoolkit (tabsdc) version: {number}\n"))
 
 
-def _split_arguments(text: str) -> list[str]:
-    """Split at commas outside double quotes."""
-    parts, current, quoted = [], "", False
-    for char in text:
-        if char == '"':
-            quoted = not quoted
-        if char == "," and not quoted:
-            parts.append(current)
-            current = ""
-        else:
-            current += char
-    parts.append(current)
-    return parts
+def _free_space(folder: Path) -> str:
+    """``" (12 bytes free on its disk)"``, or nothing when that cannot be told."""
+    while not folder.exists():
+        folder = folder.parent
+    try:
+        return f" ({shutil.disk_usage(folder).free:,} bytes free on its disk)"
+    except OSError:
+        return ""
 
 
 def format_arb(data_file: str, metadata_file: str, jobs: list[JobTable], *,
@@ -631,6 +540,7 @@ def format_arb(data_file: str, metadata_file: str, jobs: list[JobTable], *,
 
     Examples
     --------
+    >>> from tabsdc.io.argus.safety import parse_safety_rule
     >>> spec = TableSpec(("Size", "Region"), "Var2")
     >>> print(format_arb("x.asc", "x.rda", [JobTable(spec, parse_safety_rule("NK(3,75)"))],
     ...                  tabular=False, suppress="MOD", outputs=((3, "t{n}.csv"),)), end="")

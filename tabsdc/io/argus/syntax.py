@@ -11,6 +11,7 @@ another letter case than the file on disk (``REGION.CDL`` for ``region.cdl``);
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ __all__ = [
     "split_tokens",
     "parse_number",
     "resolve_path",
+    "output_path",
     "quote",
 ]
 
@@ -122,6 +124,31 @@ def resolve_path(name: str, folder: Path) -> Path:
         if found is not None:
             return found
     return folder / given.name if windows.drive else direct
+
+
+def output_path(name: str, folder: Path) -> tuple[Path, str]:
+    """Where a job writes the file it names, and a note when that is not the name as written.
+
+    A relative name is taken relative to ``folder`` (the batch file's folder), with its
+    folders, whichever separator it uses (``"out\\a.csv"`` and ``"out/a.csv"`` are
+    ``folder/out/a.csv``); an absolute name is used as it is. A name with a drive letter or a
+    network share (``C:\\TauArgus\\out\\x.csv``) is a path of a Windows machine: on another
+    system the file goes to ``folder`` under its file name, and the note says so.
+
+    Examples
+    --------
+    >>> path, note = output_path("out\\\\a.csv", Path("/jobs"))
+    >>> path.as_posix(), note
+    ('/jobs/out/a.csv', '')
+    >>> output_path("sub/b.csv", Path("/jobs"))[0].as_posix()
+    '/jobs/sub/b.csv'
+    """
+    windows = PureWindowsPath(name)
+    if (windows.drive or windows.root and "\\" in name) and os.name != "nt":
+        path = folder / windows.name
+        return path, f"{name} is a path of a Windows machine: written as {path}"
+    given = Path(*windows.parts) if "\\" in name else Path(name)
+    return (given if given.is_absolute() else folder / given), ""
 
 
 def _existing(candidate: Path) -> Path | None:

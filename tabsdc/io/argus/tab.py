@@ -7,22 +7,28 @@ frequency, the largest contributions, the cost, the status (``S`` safe, ``U`` un
 The ``.rda`` describes these columns and names one ``.hrc`` per dimension, so tau-ARGUS (and
 :func:`tabsdc.io.argus.tables.tabular_table`) reads the same table back. A-priori bounds
 are not part of a ``.tab``: :func:`tabsdc.io.argus.apriori.write_hst` writes them.
+
+A ``.tab`` holds the value of every cell: it is an internal file. Its ``.rda`` says so on its
+first line, a ``//`` comment (:data:`sdcreport.files.CONFIDENTIAL`), which tau-ARGUS's and
+this toolkit's readers skip; the ``.tab`` and ``.hrc`` formats allow no comment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import CONFIDENTIAL, all_or_none, atomic_write, write_text
 from tabsdc.errors import InputError
+from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.hrc import write_hrc
-from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
+from tabsdc.io.argus.metadata import Metadata, Variable, format_rda
 from tabsdc.table import Table
 
-__all__ = ["write_tab", "tab_status_codes", "format_numbers"]
+__all__ = ["write_tab", "tab_files", "tab_status_codes", "format_numbers"]
 
 
 def tab_status_codes(table: Table) -> np.ndarray:
@@ -46,6 +52,19 @@ def format_numbers(values: np.ndarray) -> np.ndarray:
     """
     text = pd.Series(np.asarray(values, dtype=float).astype(str))
     return text.str.replace(r"\.0$", "", regex=True).to_numpy(dtype=object)
+
+
+def tab_files(path: Path, dims: Sequence[str]) -> tuple[Path, ...]:
+    """The files :func:`write_tab` writes for a table with spanning variables ``dims``: the
+    ``.tab``, its ``.rda`` and one ``<stem>_<dim>.hrc`` per variable.
+
+    Examples
+    --------
+    >>> [p.name for p in tab_files(Path("out/t.tab"), ["Size", "Region"])]
+    ['t.tab', 't.rda', 't_Size.hrc', 't_Region.hrc']
+    """
+    return (path, path.with_suffix(".rda"),
+            *(path.with_name(f"{path.stem}_{dim}.hrc") for dim in dims))
 
 
 def write_tab(table: Table, path: str | Path, *, response: str = "value", decimals: int = 0,
@@ -83,15 +102,19 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     index = cells.index.to_frame(index=False)
     columns: dict[str, np.ndarray] = {}
     variables: list[Variable] = []
+    hrc_files = tab_files(path, table.dims)[2:]
+    hierarchy_files = []
     for position, dim in enumerate(table.dims):
         hierarchy = table.hierarchies[dim]
-        hrc = write_hrc(hierarchy, path.with_name(f"{path.stem}_{dim}.hrc"))
+        hrc = hrc_files[position]
+        hierarchy_files.append((hierarchy, hrc))
         columns[dim] = ('"' + index.iloc[:, position].astype(str) + '"').to_numpy()
         variables.append(Variable(dim, explanatory=True, total_code=hierarchy.root,
                                   hierarchical=True, hierarchy_file=hrc.name))
     if status_only:
         columns["status"] = tab_status_codes(table)
-        return _write(columns, variables + [Variable("status", role="status")], path)
+        return _write(columns, variables + [Variable("status", role="status")], path,
+                      hierarchy_files)
     columns[response] = format_numbers(cells["value"].to_numpy(float))
     variables.append(Variable(response, numeric=True, decimals=decimals))
     if cells["freq"].notna().all():
@@ -112,13 +135,20 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     for name, values in (extra or {}).items():
         columns[name] = format_numbers(np.asarray(values, dtype=float))
         variables.append(Variable(name, numeric=True, role="extra"))
-    return _write(columns, variables, path)
+    return _write(columns, variables, path, hierarchy_files)
 
 
-def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path) -> Metadata:
-    pd.DataFrame(columns).to_csv(path, sep=";", header=False, index=False, quoting=3,
-                                 lineterminator="\n")
+def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path,
+           hierarchy_files: list[tuple[Hierarchy, Path]]) -> Metadata:
+    """The ``.tab``, its ``.rda`` and its ``.hrc`` files, all of them or none."""
     metadata = Metadata(tuple(variables), kind="table", separator=";",
                         path=str(path.with_suffix(".rda")))
-    write_rda(metadata, path.with_suffix(".rda"))
+    with all_or_none():
+        for hierarchy, hrc in hierarchy_files:
+            write_hrc(hierarchy, hrc)
+        with atomic_write(path, encoding="utf-8", newline="") as stream:
+            pd.DataFrame(columns).to_csv(stream, sep=";", header=False, index=False,
+                                         quoting=3, lineterminator="\n")
+        write_text(path.with_suffix(".rda"), f"// {CONFIDENTIAL}\n" + format_rda(metadata),
+                   encoding="latin-1")
     return metadata

@@ -59,6 +59,13 @@ class TableSpec:
     cost: str = ""
     cost_lambda: float = 1.0
 
+    def __post_init__(self) -> None:
+        if _COST_CODES.get(self.cost) == "distance":
+            raise InputError(f"table {self.label}: cost -3 (distance function) is not "
+                             "supported: it gives each secondary a cost per primary cell, and "
+                             "the methods here take one cost per cell; use -1, -2 or a "
+                             "variable")
+
     @property
     def shadow_variable(self) -> str:
         return self.shadow or self.response
@@ -213,10 +220,6 @@ def _with_requests(table: Table, data: pd.DataFrame, metadata: Metadata, spec: T
 def _microdata_cost(data: pd.DataFrame, table: Table, spec: TableSpec, weight: str | None,
                     common: dict) -> np.ndarray:
     kind = _COST_CODES.get(spec.cost_variable)
-    if kind == "distance":
-        raise InputError(f"table {spec.label}: cost -3 (distance function) is not supported: "
-                         "it gives each secondary a cost per primary cell, and the methods "
-                         "here take one cost per cell; use -1, -2 or a variable")
     if kind == "frequency":
         cost = table.cells["freq"].to_numpy(float)
     elif kind == "unity":
@@ -349,9 +352,6 @@ def _tabular_columns(frame: pd.DataFrame, metadata: Metadata, spec: TableSpec) -
         # the rules compare the largest contributions with the shadow variable's total
         out["contrib_total"] = np.nan_to_num(column(spec.shadow_variable))
     kind = _COST_CODES.get(spec.cost_variable)
-    if kind == "distance":
-        raise InputError(f"table {spec.label}: cost -3 (distance function) is not supported: "
-                         "the methods here take one cost per cell")
     if kind == "frequency":
         if not freq:
             raise InputError(f"table {spec.label}: cost -1 (frequency) needs a <FREQUENCY> "

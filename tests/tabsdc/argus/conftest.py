@@ -59,3 +59,32 @@ def write_tau_testw(path: Path, records: list[dict]) -> None:
             line[v.start - 1:v.start - 1 + v.width] = text.rjust(v.width)
         lines.append("".join(line))
     path.write_text("\n".join(lines) + "\n")
+
+
+def write_survey_job(folder: Path, *commands: str) -> Path:
+    """The business survey (9,786 companies, package data) as a tau-ARGUS job in ``folder``:
+    separated microdata, its .rda, the activity and region hierarchies as .hrc files, and
+    ``survey.arb`` building A88 x NUTS3 turnover with P(10)|FREQ(3,10) followed by
+    ``commands``. Returns the batch file."""
+    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
+    from tabsdc.io.argus.hrc import write_hrc
+    from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
+
+    folder.mkdir(parents=True, exist_ok=True)
+    data = load_business_survey()
+    hierarchies = business_survey_hierarchies(data)
+    data[["A88", "NUTS3", "TURNOVER"]].to_csv(folder / "survey.csv", index=False,
+                                               header=False)
+    for dim in ("A88", "NUTS3"):
+        write_hrc(hierarchies[dim], folder / f"{dim.lower()}.hrc")
+    write_rda(Metadata((
+        *(Variable(dim, width=5, explanatory=True, hierarchical=True,
+                   hierarchy_file=f"{dim.lower()}.hrc") for dim in ("A88", "NUTS3")),
+        Variable("TURNOVER", width=20, numeric=True, decimals=2)), kind="free", separator=","),
+        folder / "survey.rda")
+    arb = folder / "survey.arb"
+    arb.write_text("\n".join(['<OPENMICRODATA> "survey.csv"', '<OPENMETADATA> "survey.rda"',
+                              '<SPECIFYTABLE> "A88""NUTS3"|"TURNOVER"|"TURNOVER"|"TURNOVER"',
+                              "<SAFETYRULE> P(10)|FREQ(3,10)", "<READMICRODATA>", *commands])
+                   + "\n")
+    return arb

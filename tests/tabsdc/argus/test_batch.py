@@ -13,6 +13,7 @@ from tabsdc.io.argus.tables import TableSpec
 from tabsdc.suppression import suppress
 from tests.tabsdc.argus.conftest import tau_testw_records, write_tau_testw
 from tests.tabsdc.argus.test_files import pp_table
+from tests.tabsdc.leaks import leaked
 
 
 def with_commands(arb, *commands, before="<GOINTERACTIVE>"):
@@ -66,9 +67,11 @@ def test_targus_job_reaches_the_optimum_of_the_jj_version(job):
     protected = result.tables[0].protected.cells
     np.testing.assert_array_equal(protected["lb"], jj["lb"])
     np.testing.assert_array_equal(protected["ub"], jj["ub"])
-    written = pd.read_csv(folder / "targus_safe.csv", header=None)
-    assert (written[3] == 11).sum() == outcome.details["secondary_cells"]
-    assert (written[3] == 9).sum() == 13
+    written = pd.read_csv(folder / "targus_safe.csv", header=None, dtype=str)
+    hidden = written[2] == "x"  # a hidden cell shows x as its value and as its status
+    assert hidden.sum() == outcome.details["secondary_cells"] + 13
+    assert (hidden == (written[3] == "x")).all()
+    assert set(written.loc[~hidden, 3]) <= {"1", "10", "14"}
 
 
 def test_test_table_arb_with_the_optimal_method(job, capsys):
@@ -76,14 +79,20 @@ def test_test_table_arb_with_the_optimal_method(job, capsys):
                         '<WRITETABLE> (1,6,,"pp_safe.jj")', '<WRITETABLE> (1,2,AS+,"p.csv")',
                         '<WRITETABLE> (1,1,,"C:\\TauArgus\\out\\wide.csv")',
                         '<WRITETABLE> (1,5,AR+,"pp_safe.tab")')
-    assert main(["argus", str(arb), "--quiet", "--json", str(job / "r.json")]) == 0
+    assert main(["argus", str(arb), "--quiet", "--json", str(job / "r.json"), "--log",
+                 str(job / "r.log")]) == 0
     assert "every protection passed its audit" in capsys.readouterr().out
+    log = (job / "r.log").read_text()
+    for internal in ("pp_safe.jj", "pp_safe.tab"):  # the internal outputs are named as such
+        assert f"{internal}: confidential: contains unpublished values" in log
+    assert log.count("confidential") == 2
     folder = job / "tableinput"
     jj = Table.from_jj(folder / "pp_safe.jj")
     pivot = pd.read_csv(folder / "p.csv", dtype=str)
     assert list(pivot.columns) == ["Size", "Region", "Var2", "status"]
-    hidden = pivot["status"].isin(["Unsafe", "Secondary"]).sum()
-    assert hidden == jj.cells["status"].isin(["u", "m"]).sum() == 17
+    hidden = (pivot["Var2"] == "x") & (pivot["status"] == "x")
+    assert hidden.sum() == jj.cells["status"].isin(["u", "m"]).sum() == 17
+    assert set(pivot.loc[~hidden, "status"]) <= {"Safe", "Protected", "Empty"}
     wide = (folder / "wide.csv").read_text().splitlines()
     assert len(wide) == 1 + 9 and wide[0].split(",")[1:4] == ['"Total"', '"Nr"', '"1"']
     assert sum(line.count(",x") for line in wide) == 17
@@ -95,14 +104,57 @@ def test_test_table_arb_with_the_optimal_method(job, capsys):
     assert (primary[11] >= primary[2] + primary[9] - 1e-6).all()
 
 
+def test_publishable_outputs_of_the_sample_job_show_x_for_every_hidden_cell(job):
+    """pp.tab protected with OPT(1,5), written with the manual's own ``(1,1,AS+,...)`` and as
+    every other publishable type with ``AS+``: a hidden cell shows x in every field, and no
+    hidden value is in any of the files (type 1 with AS+ wrote every one of them)."""
+    arb = with_commands(job / "tableinput" / "TestTable.arb", "<SUPPRESS> OPT(1,5)",
+                        '<WRITETABLE> (1,1,AS+,"t1.csv")', '<WRITETABLE> (1,2,AS+,"t2.csv")',
+                        '<WRITETABLE> (1,3,AS+SE-,"t3.csv")',
+                        '<WRITETABLE> (1,4,AS+HL+,"t4.sbs")')
+    result = run_batch(arb)
+    assert result.passed
+    protected = result.tables[0].protected
+    hidden = protected.cells["status"].isin(["u", "m"]).to_numpy()
+    assert hidden.sum() == 17
+    folder = job / "tableinput"
+    wide = pd.read_csv(folder / "t1.csv", dtype=str, index_col=0)
+    np.testing.assert_array_equal(wide.stack().to_numpy() == "x", hidden)  # rows Size, cols Region
+    for name, fields in (("t2.csv", [2, 3]), ("t3.csv", [2, 3]), ("t4.sbs", [4, 5, 6])):
+        lines = pd.read_csv(folder / name, dtype=str, header=None,
+                            skiprows=1 if name == "t2.csv" else 0)
+        assert len(lines) == protected.n_cells
+        np.testing.assert_array_equal(lines[fields].eq("x").all(axis=1), hidden)
+        assert not lines.loc[~hidden, fields].eq("x").any(axis=None)
+    values = protected.values
+    published = values[~hidden]
+    # the hidden values that no published cell or code shares (4, 5, 11 and 15 are codes)
+    secret = [v for v in values[hidden]
+              if v > 100 and not np.isclose(published, v, atol=0.5).any()]
+    assert len(secret) == 7
+    for name in ("t1.csv", "t2.csv", "t3.csv", "t4.sbs"):
+        assert not leaked((folder / name).read_text(encoding="latin-1"), secret).size, name
+
+
+def test_an_output_of_a_table_not_protected_is_logged_as_not_publishable(job):
+    arb = with_commands(job / "tableinput" / "TestTable.arb", '<WRITETABLE> (1,3,,"raw.csv")')
+    result = run_batch(arb)
+    assert any("not protected" in line and "do not publish this file" in line
+               for line in result.log)
+    raw = pd.read_csv(job / "tableinput" / "raw.csv", header=None, dtype=str)
+    assert (raw[2] == "x").sum() == 9  # the primary cells alone are hidden
+
+
 def test_test_recode_arb_on_generated_microdata(job):
     records = tau_testw_records()
     write_tau_testw(job / "tau_testW.asc", records)
-    arb = with_commands(job / "TestRecode.arb", "<SUPPRESS> MOD(1,1)",
-                        '<WRITETABLE> (1,3,AS+,"t1.csv")', "<SUPPRESS> OPT(2,5)",
-                        '<WRITETABLE> (2,4,HL+,"t2.sbs")', '<WRITETABLE> (2,6,,"t2.jj")')
+    arb = with_commands(job / "TestRecode.arb", "<SUPPRESS> MOD(0,1)",
+                        '<WRITETABLE> (1,3,AS+,"t1.csv")', '<WRITETABLE> (2,4,HL+,"t2.sbs")',
+                        '<WRITETABLE> (2,6,,"t2.jj")')
     result = run_batch(arb)
     assert result.passed
+    assert any("audit of the linked tables together: every primary cell protected" in line
+               for line in result.log)
     first, second = (job_table.table for job_table in result.tables)
     assert first.hierarchies["Size"].codes == ("Total", "1", "6", "7", "8", "9")
     assert first.hierarchies["Region"].parents["99"] == "Total"
@@ -118,11 +170,13 @@ def test_test_recode_arb_on_generated_microdata(job):
     assert set(first.cells.index[first.cells["status"] == "u"]) == nk_primaries(
         data, first.hierarchies["Region"], 2, 75)
     # the outputs
-    t1 = pd.read_csv(job / "t1.csv", header=None, dtype={0: str, 1: str})
+    t1 = pd.read_csv(job / "t1.csv", header=None, dtype=str)
     assert len(t1) == first.n_cells
     protected = result.tables[0].protected.cells
-    assert (t1[3] == 3).sum() == (protected["status"] == "u").sum()
-    assert (t1[3] == 11).sum() == (protected["status"] == "m").sum() > 0
+    hidden = protected["status"].isin(["u", "m"]).to_numpy()
+    assert (protected["status"] == "m").sum() > 0
+    np.testing.assert_array_equal(t1[2] == "x", hidden)
+    np.testing.assert_array_equal(t1[3] == "x", hidden)
     jj = Table.from_jj(job / "t2.jj")
     assert jj.cells["status"].value_counts().to_dict() == \
         result.tables[1].protected.cells["status"].value_counts().to_dict()
@@ -168,18 +222,24 @@ def test_every_method_maps_and_is_checked(job, command, method):
     result = run_batch(arb)
     outcome = result.tables[0].outcome
     assert outcome.method == method and outcome.passed
-    out = pd.read_csv(job / "tableinput" / "out.csv", header=None)
+    out = pd.read_csv(job / "tableinput" / "out.csv", header=None, dtype=str)
     if command.startswith("GH"):
         assert any("GH runs the toolkit's hypercube method" in line for line in result.log)
     if outcome.original is not None:
-        published, original = out[2].to_numpy(), out[3].to_numpy()
-        np.testing.assert_allclose(original, outcome.original.values, atol=0.006)
+        # every cell at its new value; AS+ adds no column of original values
+        assert out.shape[1] == 3
+        assert any("original values are not published" in line for line in result.log)
+        published = out[2].astype(float).to_numpy()
         table = outcome.table
+        np.testing.assert_allclose(published, table.values, atol=0.006)
         assert np.abs(table.A @ table.values - table.b).max() < 1e-6
         if command.startswith("RND"):
             assert np.all(np.isclose(np.round(published / 10) * 10, published))
     else:
-        assert set(out[3]) <= {1, 9, 10, 11, 14}
+        hidden = outcome.table.cells["status"].isin(["u", "m"]).to_numpy()
+        np.testing.assert_array_equal(out[2] == "x", hidden)
+        assert set(out.loc[hidden, 3]) == {"x"}
+        assert set(out.loc[~hidden, 3]) <= {"1", "10", "14"}
 
 
 def test_logbook_solver_versioninfo_and_clear(job):

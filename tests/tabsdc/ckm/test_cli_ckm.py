@@ -39,7 +39,8 @@ def test_ckm_command_publishes_perturbed_counts_only(tmp_path):
                   "--publish", "pub.csv", "--out", "cells.csv", "--json", "r.json",
                   "--html", "r.html", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    cells = pd.read_csv(tmp_path / "cells.csv", dtype={"region": str, "sex": str})
+    cells = pd.read_csv(tmp_path / "cells.csv", dtype={"region": str, "sex": str},
+                        skiprows=1)  # the line saying the file is confidential
     published = pd.read_csv(tmp_path / "pub.csv", encoding="utf-8-sig", dtype=str)
     assert list(published.columns) == ["region", "sex", "value"]
     assert len(published) == len(cells) == 6 * 3
