@@ -96,14 +96,24 @@ def assert_agrees_with(settled, exact):
     assert (f["exact"].to_numpy() == e["exact"].to_numpy())[sensitive].all()
 
 
+def assert_settles_like_the_exact_audit(table: Table, prior: tuple[str, float | None]):
+    settled = audit(table, witnesses="search", prior=prior[0], q=prior[1])
+    assert_agrees_with(settled, audit(table, prior=prior[0], q=prior[1]))
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(1, 9), share=st.floats(0.0, 0.7), pattern_seed=st.integers(0, 99))
+def test_settled_verdicts_agree_with_the_exact_audit_on_small_tables(seed, share, pattern_seed):
+    assert_settles_like_the_exact_audit(random_pattern(seed, share, pattern_seed),
+                                        ("table", None))
+
+
 @pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(1, 9), share=st.floats(0.0, 0.7), pattern_seed=st.integers(0, 99),
        prior=st.sampled_from([("table", None), ("pq", 40.0)]))
 def test_settled_verdicts_agree_with_the_exact_audit(seed, share, pattern_seed, prior):
-    table = random_pattern(seed, share, pattern_seed)
-    settled = audit(table, witnesses="search", prior=prior[0], q=prior[1])
-    assert_agrees_with(settled, audit(table, prior=prior[0], q=prior[1]))
+    assert_settles_like_the_exact_audit(random_pattern(seed, share, pattern_seed), prior)
 
 
 @pytest.mark.slow
