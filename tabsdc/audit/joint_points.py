@@ -13,7 +13,7 @@ for one point that reaches as many targets as it can:
 
 so ``t_i`` is the share of its way that cell ``j_i`` has gone toward its target (capped at 1:
 going further earns nothing, and a cell with room to spare does not crowd out the others);
-the targets may lie above or below the values, one per cell. The weights ``w_i`` (about 1)
+the targets may lie above or below the values, one per cell. The priorities ``w_i`` (about 1)
 break ties between equally good points. Solved by HiGHS's interior point method without
 crossover: the point need not be a vertex, and on blocks of 10^4 cells it takes a third of
 the dual simplex's time. A target with ``t_i = 1`` is reached; the others are what the point
@@ -40,7 +40,7 @@ def joint_point(
     cells: np.ndarray,
     values: np.ndarray,
     targets: np.ndarray,
-    weights: np.ndarray,
+    priorities: np.ndarray,
     *,
     time_limit: float | None = None,
 ) -> np.ndarray | None:
@@ -56,8 +56,8 @@ def joint_point(
         The true value of every column of ``problem``.
     targets : ndarray
         One target per cell of ``cells``, different from its value.
-    weights : ndarray
-        One positive weight per cell.
+    priorities : ndarray
+        One positive priority per cell (its ``w_i``).
     time_limit : float, optional
         Seconds for the solve.
 
@@ -70,7 +70,7 @@ def joint_point(
     Examples
     --------
     ``x0 + x1 = 5`` with ``x0, x1`` in [0, 5] and values 2, 3: one point cannot take ``x0``
-    up to 4 and ``x1`` up to 4 together; with ``x1`` weighted more it goes up to its target
+    up to 4 and ``x1`` up to 4 together; with ``x1`` given priority it goes up to its target
     and ``x0`` gives way.
 
     >>> lp = LinearProgram(c=[0, 0], A=sp.csr_array([[1.0, 1.0]]), row_lower=[5],
@@ -88,7 +88,7 @@ def joint_point(
                            (np.tile(np.arange(k), 2), np.concatenate([cells, n + np.arange(k)]))),
                           shape=(k, n + k))
     joint = LinearProgram(
-        c=np.concatenate([np.zeros(n), weights]),
+        c=np.concatenate([np.zeros(n), priorities]),
         A=sp.vstack([sp.hstack([problem.A, sp.csr_array((problem.n_rows, k))]), toward]),
         row_lower=np.concatenate([problem.row_lower, np.full(k, -np.inf)]),
         row_upper=np.concatenate([problem.row_upper, -values[cells] * ratio]),

@@ -373,7 +373,7 @@ class _Rounds:
         """Joint points for every pending requirement on this round's regions; how many
         they settled.
 
-        Weights: draws in [0.5, 1.5] from a generator seeded by the LPs solved so far (ties
+        Priorities: draws in [0.5, 1.5] from a generator seeded by the LPs solved so far (ties
         broken alike in every run).
         """
         chosen = np.flatnonzero(self.pending)
