@@ -5,11 +5,12 @@ A :class:`Report` is a list of :class:`Section` objects; a section holds text, t
 Markdown, one self-contained HTML file (figures embedded as PNG) and JSON.
 """
 
-from sdcreport.contract import Check, Result, TableResult
+from sdcreport.contract import Check, Result, ResultBase, TableResult
 from sdcreport.numbers import format_frame, format_number, format_numbers
 from sdcreport.report import Figure, Metrics, Report, Section, TableBlock, Text
 
 __all__ = [
     "Report", "Section", "Text", "TableBlock", "Metrics", "Figure",
     "format_number", "format_numbers", "format_frame", "Result", "TableResult", "Check",
+    "ResultBase",
 ]
