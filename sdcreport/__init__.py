@@ -8,9 +8,30 @@ Markdown, one self-contained HTML file (figures embedded as PNG) and JSON.
 from sdcreport.contract import Check, Result, ResultBase, TableResult
 from sdcreport.numbers import format_frame, format_number, format_numbers
 from sdcreport.report import Figure, Metrics, Report, Section, TableBlock, Text
+from sdcreport.statuses import (
+    AdjustmentStatus,
+    AttackStatus,
+    BaseChoiceStatus,
+    BatchStatus,
+    CheckStatus,
+    DifferencingStatus,
+    FitStatus,
+    MeasureStatus,
+    PerturbationStatus,
+    ProtectionStatus,
+    RoundingStatus,
+    RulesStatus,
+    SignificanceStatus,
+    SolveStatus,
+    Status,
+    SuppressionStatus,
+)
 
 __all__ = [
     "Report", "Section", "Text", "TableBlock", "Metrics", "Figure",
     "format_number", "format_numbers", "format_frame", "Result", "TableResult", "Check",
-    "ResultBase",
+    "ResultBase", "Status", "SolveStatus", "SuppressionStatus", "RoundingStatus",
+    "AdjustmentStatus", "ProtectionStatus", "CheckStatus", "DifferencingStatus", "BatchStatus",
+    "AttackStatus", "RulesStatus", "PerturbationStatus", "FitStatus", "SignificanceStatus",
+    "BaseChoiceStatus", "MeasureStatus",
 ]
