@@ -25,25 +25,14 @@ __all__ = ["read_jj", "write_jj", "parse_jj", "format_jj", "MAX_SCALED_COST", "B
 
 
 def read_jj(path_or_text_stream: str | os.PathLike | TextIO) -> Table:
-    """Read a JJ file into a :class:`~tabsdc.table.Table` without dimensions.
-
-    Parameters
-    ----------
-    path_or_text_stream : str, path-like or text stream
-        A file name, or an open text stream (anything with ``read()``).
-
-    Returns
-    -------
-    Table
-        Cells indexed ``0 .. n-1`` (a ``RangeIndex`` named ``cell``) with the columns
-        ``value, freq, cost, status, lb, ub, lpl, upl, spl`` (``freq`` is NaN: JJ carries no
-        frequencies); ``A`` (CSR, one row per relation) and ``b`` (the right-hand sides).
+    """Read a JJ file into a :class:`~tabsdc.table.Table` without dimensions: the table of
+    :func:`tabsdc.io.jj_text.read_jj_parts` (a file name or an open text stream; cells
+    indexed ``0 .. n-1``, ``freq`` NaN).
 
     Raises
     ------
     JJFormatError
-        For a malformed file; the message names the file (when read from a path) and the
-        line (the checks: :func:`tabsdc.io.jj_text.parse_jj_parts`).
+        For a malformed file, naming the file (when read from a path) and the line.
 
     See Also
     --------
