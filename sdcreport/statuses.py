@@ -10,8 +10,8 @@ Examples
 --------
 >>> SolveStatus("optimal") == "optimal", f"{ProtectionStatus.NOT_PROTECTED}"
 (True, 'not protected')
->>> [str(s) for s in AdjustmentStatus]
-['optimal', 'feasible']
+>>> list(AdjustmentStatus), SolveStatus.OPTIMAL is SolveStatus("optimal")
+(['optimal', 'feasible'], True)
 """
 
 from enum import StrEnum
@@ -25,7 +25,11 @@ __all__ = [
 
 
 class Status(StrEnum):
-    """The base of every family of statuses (it has no members of its own)."""
+    """The base of every family of statuses (it has no members of its own). A status shows
+    as its word (``repr`` too, so a tuple of results' figures reads as before)."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 class SolveStatus(Status):
