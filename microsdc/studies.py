@@ -38,6 +38,8 @@ from microsdc.utility.eigen import eigen_pair
 from microsdc.utility.probabilistic import pil_result
 from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import reduce_sums
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -135,7 +137,7 @@ def _correlations(values: pd.DataFrame, measures: Sequence[str]
 
 
 @dataclass(frozen=True)
-class StudyResult:
+class StudyResult(ResultBase):
     """Measures of every masked data set of a study and their Spearman correlations.
 
     Attributes
@@ -179,14 +181,16 @@ class StudyResult:
     risk_measures: tuple[str, ...] = ()
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain JSON values: the study's design, the mean Spearman table (one record per
-        method and measure), ``status`` and ``seconds``."""
+        method and measure)."""
         from sdcreport.report import jsonable
 
         return jsonable({"name": self.name, "measures": self.measures,
@@ -194,8 +198,7 @@ class StudyResult:
                          "replications": self.replications,
                          "masked_data_sets": len(self.values),
                          "risk_measures": self.risk_measures,
-                         "spearman": self.to_frame().to_dict(orient="records"),
-                         "status": self.status, "seconds": self.seconds})
+                         "spearman": self.to_frame().to_dict(orient="records")})
 
     def grid_table(self) -> pd.DataFrame:
         """Mean Spearman rho of each measure (rows) with the parameter, per method (columns)."""

@@ -19,6 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc import structure
+from tabsdc.cellstatus import HIDDEN_STATUSES, STATUS_CODES
 from tabsdc.codes import code_columns
 from tabsdc.decimals import checked_decimals, decimals_of
 from tabsdc.errors import AdditivityError, HierarchyError, InputError
@@ -30,6 +31,7 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
+from tabsdc.io.jj_text import read_jj_parts, write_jj_parts
 from tabsdc.microdata import TableParts, cells_from_interior, cells_from_microdata
 from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
@@ -37,14 +39,6 @@ if TYPE_CHECKING:
     from sdcreport import Section
 
 __all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
-
-#: Cell status letters (tau-ARGUS / JJ): safe, primary, secondary, must publish; and the
-#: sdcTable letters ``x`` (secondary) and ``w`` (never-published dummy) read from JJ files.
-STATUS_CODES = ("s", "u", "m", "z", "x", "w")
-
-#: Statuses of cells that are not published: primary (``u``), secondary (``m``, sdcTable's
-#: ``x``) and never-published dummies (``w``).
-HIDDEN_STATUSES = ("u", "m", "x", "w")
 
 #: Relative tolerance of additivity checks: |A x - b| <= tol * max(1, |largest term|).
 DEFAULT_TOLERANCE = 1e-9
@@ -511,15 +505,13 @@ class Table:
     @classmethod
     def from_jj(cls, path: str | Path) -> Table:
         """Read a JJ file (see :mod:`tabsdc.io.jj`)."""
-        from tabsdc.io.jj import read_jj
+        return cls(*read_jj_parts(path))
 
-        return read_jj(path)
-
-    def to_jj(self, path: str | Path, **kwargs) -> Path:
-        """Write a JJ file (see :func:`tabsdc.io.jj.write_jj`)."""
-        from tabsdc.io.jj import write_jj
-
-        return write_jj(self, path, **kwargs)
+    def to_jj(self, path: str | Path, **options) -> Path:
+        """Write a JJ file; ``options`` are those of :func:`tabsdc.io.jj_text.format_jj_parts`
+        (see :mod:`tabsdc.io.jj`)."""
+        return write_jj_parts(self.cells, self.A, self.b, path, cell_label=self.cell_labels,
+                              positional=not self.dims, **options)
 
 
 # -- helpers shared by the builders -----------------------------------------------------------

@@ -22,6 +22,8 @@ from microsdc.utility.matrix import discrepancy_table, renamed_component_weights
 from microsdc.utility.probabilistic import PILResult, pil_result
 from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import REDUCTIONS, reduce_sums
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -40,7 +42,7 @@ _MEASURES = (
 
 
 @dataclass(frozen=True)
-class UtilityReport:
+class UtilityReport(ResultBase):
     """Information loss of a masked data set with respect to the original.
 
     Attributes
@@ -96,15 +98,17 @@ class UtilityReport:
     masked: np.ndarray = field(repr=False, compare=False)
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain numbers: n, p, MAE, MSE, IL1, IL1s, brMAE, brMSE, PIL{Q, m1, m2, m11, r,
-        overall}, eigen (and robust_eigen when computed), plus the conventions used,
-        ``status`` and ``seconds``. Undefined values are NaN."""
+        overall}, eigen (and robust_eigen when computed), plus the conventions used.
+        Undefined values are NaN."""
         values: dict[str, Any] = {"n": int(self.n), "p": int(self.p)}
         values.update({name: float(getattr(self, name)) for name, _, _ in _MEASURES})
         values["PIL"] = self.pil.measures()
@@ -112,7 +116,7 @@ class UtilityReport:
         if self.robust_eigen is not None:
             values["robust_eigen"] = float(self.robust_eigen)
         values.update({"IL1_excluded_cells": int(self.IL1_excluded), "reduce": self.reduce,
-                       "ties": self.ties, "status": self.status, "seconds": self.seconds})
+                       "ties": self.ties})
         return values
 
     def to_frame(self) -> pd.DataFrame:

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import ProtectionStatus
 from tabsdc.audit.insider import InsiderAttack, Insiders, insider_attack, insider_groups
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.audit.settle import Settlement, settle_requirements
@@ -238,7 +240,7 @@ def audit(
 
 
 @dataclass(frozen=True)
-class AuditResult:
+class AuditResult(ResultBase):
     """Intervals and protection verdicts of every hidden cell.
 
     Keeps the result contract of :mod:`sdcreport.contract`; as a check, ``passed`` (also
@@ -304,13 +306,15 @@ class AuditResult:
                 and (self.integer_intervals is None or self.integer_intervals.complete)
                 and (self.insider is None or self.insider.complete))
 
+    statuses = ProtectionStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> ProtectionStatus:
         """``"protected"``, ``"not protected"`` or ``"time-limited"`` (some bounds were not
         computed in time: those cells count as not protected)."""
         if not self.complete:
-            return "time-limited"
-        return "protected" if self.protected else "not protected"
+            return ProtectionStatus.TIME_LIMITED
+        return ProtectionStatus.PROTECTED if self.protected else ProtectionStatus.NOT_PROTECTED
 
     @property
     def protected(self) -> bool:
@@ -481,8 +485,8 @@ class AuditResult:
         """The per-cell frame (a copy)."""
         return self.frame.copy()
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"status", "protected": bool, "seconds", "prior", "cells": [{"cell", "value",
+    def _dict_fields(self) -> dict[str, Any]:
+        """``{"protected": bool, "prior", "cells": [{"cell", "value",
         "status", "lower", "upper", "lpl", "upl", "protected", "exact"}, ...]}`` (the CLI's
         JSON)."""
         f = self.frame
@@ -494,8 +498,8 @@ class AuditResult:
              "upl": float(r.upl), "protected": bool(r.protected), "exact": bool(r.exact)}
             for label, r in zip(labels, f.itertuples(), strict=True)
         ]
-        out: dict[str, Any] = {"status": self.status, "protected": self.protected,
-                               "seconds": self.seconds, "prior": self.prior, "cells": cells}
+        out: dict[str, Any] = {"protected": self.protected,
+                               "prior": self.prior, "cells": cells}
         if self.insider is not None:
             i = self.insider
             out["insider"] = {

@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import FitStatus
 from tabsdc.errors import InputError
 from tabsdc.validation import renamed_keyword
 
@@ -53,7 +55,7 @@ class FitError(InputError):
 
 
 @dataclass(frozen=True)
-class IPFResult:
+class IPFResult(ResultBase):
     """Outcome of :func:`ipf`; keeps the result contract of :mod:`sdcreport.contract`.
 
     Attributes
@@ -76,11 +78,13 @@ class IPFResult:
     converged: bool
     seconds: float = 0.0
 
+    statuses = FitStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> FitStatus:
         """``"converged"`` (every margin within the tolerance) or ``"not converged"``
         (stopped at ``max_sweeps`` or stalled)."""
-        return "converged" if self.converged else "not converged"
+        return FitStatus.CONVERGED if self.converged else FitStatus.NOT_CONVERGED
 
     def summary(self) -> str:
         """One line: status, sweeps, largest margin residual, time."""
@@ -92,14 +96,14 @@ class IPFResult:
         """One row per cell: the fitted value."""
         return pd.DataFrame({"fitted": self.fitted}).rename_axis("cell")
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values: ``status``, ``sweeps``, ``max_residual``, ``converged``,
-        ``seconds`` and the ``fitted`` values."""
+    def _dict_fields(self) -> dict[str, Any]:
+        """Plain JSON values: ``sweeps``, ``max_residual``, ``converged``
+        and the ``fitted`` values."""
         from sdcreport.report import jsonable
 
-        return jsonable({"status": self.status, "sweeps": self.sweeps,
+        return jsonable({"sweeps": self.sweeps,
                          "max_residual": self.max_residual, "converged": self.converged,
-                         "seconds": self.seconds, "fitted": self.fitted})
+                         "fitted": self.fitted})
 
     def to_report(self) -> Section:
         """A report section with the key figures."""

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import BaseChoiceStatus
 from tabsdc.errors import InputError
 from tabsdc.rounding.api import round_table
 from tabsdc.rounding.rules import check_base
@@ -39,7 +42,7 @@ CRITERIA = ("expected", "bound")
 
 
 @dataclass(frozen=True)
-class BaseChoice:
+class BaseChoice(ResultBase):
     """Outcome of :func:`choose_base`.
 
     Attributes
@@ -51,6 +54,7 @@ class BaseChoice:
         ``slides' bound``, ``df``, ``critical`` and ``significant``.
     method, criterion : str
     alpha : float
+    seconds : float
     """
 
     base: int | None
@@ -58,6 +62,14 @@ class BaseChoice:
     method: str
     criterion: str
     alpha: float
+    seconds: float
+
+    statuses = BaseChoiceStatus
+
+    @property
+    def status(self) -> BaseChoiceStatus:
+        """``"chosen"``, or ``"none acceptable"`` when U is significant for every candidate."""
+        return BaseChoiceStatus.NONE_ACCEPTABLE if self.base is None else BaseChoiceStatus.CHOSEN
 
     def summary(self) -> str:
         chosen = "none is acceptable" if self.base is None else f"base {self.base}"
@@ -66,6 +78,13 @@ class BaseChoice:
 
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
+
+    def _dict_fields(self) -> dict[str, Any]:
+        """The chosen base, the method, criterion and level, one record per candidate."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"base": self.base, "method": self.method, "criterion": self.criterion,
+                         "alpha": self.alpha, "candidates": self.frame.to_dict("records")})
 
     def to_report(self) -> Section:
         from sdcreport import Section
@@ -124,6 +143,7 @@ def choose_base(
     >>> choice.base
     10
     """
+    start = perf_counter()
     check_choice("criterion", criterion, CRITERIA)
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -151,4 +171,4 @@ def choose_base(
     frame = pd.DataFrame(rows)
     acceptable = frame.loc[~frame["significant"], "base"]
     chosen = int(acceptable.max()) if len(acceptable) else None
-    return BaseChoice(chosen, frame, method, criterion, alpha)
+    return BaseChoice(chosen, frame, method, criterion, alpha, perf_counter() - start)
