@@ -76,7 +76,8 @@ def too_large(value: float, what: str = "value") -> str | None:
             "larger unit")
 
 
-def check_choice(name: str, value: object, choices: Sequence[str], *, also: str = "") -> str:
+def check_choice(name: str, value: object, choices: Sequence[str], *, also: str = "",
+                 error: type[Exception] = InputError) -> str:
     """The toolkit's one check of a named choice: ``value`` if it is one of ``choices``.
 
     Parameters
@@ -90,12 +91,15 @@ def check_choice(name: str, value: object, choices: Sequence[str], *, also: str 
     also : str
         What else is accepted besides the names, said after them (``"a cell column or an
         array"``).
+    error : exception class
+        What is raised: :class:`~tabsdc.errors.InputError`, or the error of the package
+        that checks (:class:`microsdc.errors.DataError` in :mod:`microsdc`).
 
     Raises
     ------
     InputError
         ``unknown <name> <value>; choose one of <choices>`` (the same wording in every
-        entry point).
+        entry point), or ``error`` when given.
 
     Examples
     --------
@@ -108,7 +112,7 @@ def check_choice(name: str, value: object, choices: Sequence[str], *, also: str 
     if isinstance(value, str) and value in choices:
         return value
     listed = ", ".join(map(str, choices)) + (f", or {also}" if also else "")
-    raise InputError(f"unknown {name} {value!r}; choose one of {listed}")
+    raise error(f"unknown {name} {value!r}; choose one of {listed}")
 
 
 def renamed_keyword(old: str, new: str) -> Callable[[_F], _F]:
