@@ -16,7 +16,6 @@ tabular adjustment", *Computers & Operations Research* 38(12), 1826-1835, 2011.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,11 +23,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from tabsdc import interrupts
 from tabsdc.cta.problem import CTAProblem
+from tabsdc.progress import Deadline
 from tabsdc.solver import SolveResult
 
-__all__ = ["FINISH_SECONDS", "Clock", "DirectionModel", "Search", "blocks", "improve",
+__all__ = ["FINISH_SECONDS", "DirectionModel", "Search", "blocks", "improve",
            "direction_groups", "consistent_directions"]
 
 
@@ -49,34 +48,6 @@ class DirectionModel(Protocol):
 #: Seconds a time-limited CTA method keeps at its end for the last LP, the polishing and the
 #: bounds, so that the whole call ends within its time limit.
 FINISH_SECONDS = 2.0
-
-
-class Clock:
-    """Wall-clock budget: ``left(share)`` is the time left of ``share * limit``; none is
-    left once a Ctrl-C has stopped the search (:func:`tabsdc.interrupts.stopping`), so an
-    interrupt ends the search as its time limit would."""
-
-    def __init__(self, limit: float | None) -> None:
-        self.start = time.perf_counter()
-        self.limit = limit
-
-    def elapsed(self) -> float:
-        """Seconds since the start."""
-        return time.perf_counter() - self.start
-
-    def left(self, share: float = 1.0) -> float | None:
-        """Seconds left of ``share * limit`` (negative when over or interrupted; None without
-        a limit)."""
-        if interrupts.stopping():
-            return -1.0
-        if self.limit is None:
-            return None
-        return self.limit * share - self.elapsed()
-
-    def budget(self, share: float = 1.0) -> float | None:
-        """:meth:`left` as a solver time limit: at least a millisecond."""
-        left = self.left(share)
-        return None if left is None else max(left, 1e-3)
 
 
 @dataclass
@@ -248,21 +219,20 @@ def blocks(problem: CTAProblem, rng: np.random.Generator) -> list[np.ndarray]:
     return [found[i] for i in order]
 
 
-def improve(search: Search, order: list[np.ndarray], clock: Clock, share: float,
+def improve(search: Search, order: list[np.ndarray], deadline: Deadline, share: float,
             max_passes: int) -> None:
     """Flip block after block (keeping improvements) until a pass brings nothing, the pass
-    limit, or ``share`` of the clock's budget is used."""
+    limit, or ``share`` of the deadline's limit is used (or a Ctrl-C stops the search)."""
     model = search.model
     for _ in range(max_passes):
         improved = False
         search.passes += 1
         for block in order:
-            left = clock.left(share)
-            if left is not None and left <= 0:
+            if deadline.remaining(share) <= 0:
                 return
             trial = search.up.copy()
             trial[block] = ~trial[block]
-            model.set_time_limit(clock.budget(share))
+            model.set_time_limit(deadline.solver_limit(share=share))
             model.fix(trial)
             tolerance = 1e-9 * max(1.0, abs(search.objective))
             result = model.solve(cutoff=search.objective - tolerance)
