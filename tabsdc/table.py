@@ -8,7 +8,6 @@ protection levels ``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +32,6 @@ from tabsdc.validation import LARGEST_VALUE, too_large
 
 if TYPE_CHECKING:
     from sdcreport import Section
-    from tabsdc.rules import RulesResult, SensitivityRule
 
 __all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
 
@@ -229,18 +227,6 @@ class Table:
         for name, column in columns.items():
             cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
         return self.with_cells(cells)
-
-    def apply_rules(
-        self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs
-    ) -> RulesResult:
-        """Deprecated shortcut for :func:`tabsdc.apply_rules` (the table, a core object,
-        names no method); it goes in the next release."""
-        from tabsdc.rules import apply_rules
-
-        warnings.warn("Table.apply_rules is deprecated: use tabsdc.apply_rules(table, rules)",
-                      DeprecationWarning, stacklevel=2)
-
-        return apply_rules(self, rules, **kwargs)
 
     # -- views ---------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -472,11 +458,6 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
     if cells["value"].isna().any():
         first = cells.index[cells["value"].isna().to_numpy()][0]
         raise InputError(f"cell {first!r} has a missing or non-numeric value")
-    if "weight" in cells.columns and "cost" not in cells.columns:
-        warnings.warn("the cell column 'weight' is now called 'cost' (the cost of suppressing "
-                      "or adjusting a cell); 'weight' is read as 'cost' for one more release",
-                      DeprecationWarning, stacklevel=4)
-        cells = cells.rename(columns={"weight": "cost"})
     for column, default in _DEFAULTS.items():
         if column not in cells.columns:
             cells[column] = default

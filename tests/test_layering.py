@@ -78,12 +78,8 @@ def test_no_private_name_is_imported_across_modules():
                          ids=lambda p: module_name(p))
 def test_the_core_imports_no_method(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    shim = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
-            and f.name == "apply_rules" for n in ast.walk(f)}  # deprecated, for one release
     above = [(line, module) for line, module, _ in runtime_imports(tree)
-             if module.startswith(ABOVE_CORE)
-             and not any(id(n) in shim for n in ast.walk(tree)
-                         if getattr(n, "lineno", None) == line)]
+             if module.startswith(ABOVE_CORE)]
     assert above == []
 
 

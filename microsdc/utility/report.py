@@ -19,7 +19,7 @@ from microsdc._data import Seed, generator, numeric_pair
 from microsdc.errors import DataError
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
-from microsdc.utility.matrix import discrepancy_table, renamed_component_weights
+from microsdc.utility.matrix import discrepancy_table
 from microsdc.utility.probabilistic import PILResult, pil_result
 from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import REDUCTIONS, reduce_sums
@@ -169,8 +169,7 @@ class UtilityReport:
 
 def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed = None,
                      reduce: str = "mean", robust_eigen: bool = False,
-                     component_weights: Any = "variance", weights: Any = None
-                     ) -> UtilityReport:
+                     component_weights: Any = "variance") -> UtilityReport:
     """Every numeric information-loss measure of a masked data set.
 
     Parameters
@@ -189,8 +188,7 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
         Also compute the robust eigenvalue comparison (reweighted MCD; slower).
     component_weights : {"variance", "equal"} or array-like
         Component weights of the RF and F rows of the matrix-discrepancy table
-        (:func:`~microsdc.utility.matrix_discrepancy`); ``weights`` is its former name,
-        kept for one release with a deprecation warning.
+        (:func:`~microsdc.utility.matrix_discrepancy`).
 
     Returns
     -------
@@ -218,8 +216,6 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
     0.0
     """
     start = perf_counter()
-    component_weights = renamed_component_weights(component_weights, weights,
-                                                  "information_loss")
     check_choice("ties", ties, TIES, error=DataError)
     check_choice("reduce", reduce, REDUCTIONS, error=DataError)
     pair = numeric_pair(X, X_masked, min_records=2)

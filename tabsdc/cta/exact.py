@@ -73,7 +73,7 @@ def milp_method(
 
     Examples
     --------
-    The total 12 = 7 + 5 with 7 sensitive (up 1 or down 3) and unit costs: the start moves it
+    The total 12 = 7 + 5 with 7 sensitive (up 1 or down 3) and cost "count": the start moves it
     up with its total, and the MILP proves that nothing cheaper exists.
 
     >>> import pandas as pd
@@ -81,7 +81,7 @@ def milp_method(
     >>> from tabsdc.cta.problem import build_problem
     >>> total = Table(pd.DataFrame({"value": [12.0, 7.0, 5.0], "status": ["s", "u", "s"],
     ...                             "lpl": [0, 3.0, 0], "upl": [0, 1.0, 0]}), [[-1, 1, 1]], [0])
-    >>> solution = milp_method(build_problem(total, "unit"), time_limit=30)
+    >>> solution = milp_method(build_problem(total, "count"), time_limit=30)
     >>> solution.y.tolist(), solution.status, solution.details["found_by"]
     ([1.0, 1.0, 0.0], 'optimal', 'fixed directions')
     """

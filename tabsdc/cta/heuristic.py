@@ -350,7 +350,7 @@ def fixed_directions(
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
-    >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
+    >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "count"),
     ...                             seed=0)
     >>> solution.objective, round(solution.bound, 6), solution.status
     (4.0, 4.0, 'optimal')

@@ -76,7 +76,7 @@ class L2Model:
 
     Examples
     --------
-    Total ``y_0 = y_1 + y_2``, cell 1 sensitive (levels 2) moved up, unit costs: the move
+    Total ``y_0 = y_1 + y_2``, cell 1 sensitive (levels 2) moved up, cost "count": the move
     is shared by the total and cell 2 (``y = (1, 2, -1)``, objective 6).
 
     >>> import pandas as pd
@@ -84,7 +84,7 @@ class L2Model:
     >>> from tabsdc.cta.problem import build_problem
     >>> line = Table.from_aggregated(pd.DataFrame({"c": ["x", "y"], "value": [4.0, 6.0]}), ["c"])
     >>> p = build_problem(line.with_columns(status=["s", "u", "s"], lpl=[0, 2, 0], upl=[0, 2, 0]),
-    ...                   "unit")
+    ...                   "count")
     >>> model = L2Model(p)
     >>> model.fix(np.array([True]))
     >>> result = model.solve()

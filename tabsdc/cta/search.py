@@ -109,7 +109,7 @@ def direction_groups(problem: CTAProblem) -> tuple[np.ndarray, np.ndarray]:
     >>> cells = pd.DataFrame({"value": [5.0, 5.0, -5.0], "status": ["u"] * 3, "lpl": 1.0,
     ...                       "upl": 1.0, "lb": -10.0})
     >>> group, sign = direction_groups(build_problem(
-    ...     Table(cells, [[1, -1, 0], [0, 1, 1]], [0, 0]), "unit"))
+    ...     Table(cells, [[1, -1, 0], [0, 1, 1]], [0, 0]), "count"))
     >>> bool(group[0] == group[1] == group[2]), sign.tolist()
     (True, [1, 1, -1])
     """
@@ -147,7 +147,7 @@ def consistent_directions(problem: CTAProblem, score: np.ndarray) -> np.ndarray:
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["u"] * 3, "lpl": 1.0,
     ...                       "upl": 1.0})
-    >>> p = build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit")
+    >>> p = build_problem(Table(cells, [[-1, 1, 1]], [0]), "count")
     >>> consistent_directions(p, np.array([0.9, -0.2, -0.8])).tolist()
     [True, True, False]
     """

@@ -83,7 +83,7 @@ def test_audit_command_json(tmp_path, capsys):
     assert "PROTECTED" in capsys.readouterr().out
     assert "data:image/png;base64," in html.read_text()
     # with the p/q prior and released intervals the same pattern gives itself away
-    assert main(["audit", str(jj), "--pq", "20", "--release-intervals",
+    assert main(["audit", str(jj), "--prior-q", "20", "--release-intervals",
                  "--json", str(out)]) == 1
     assert json.loads(out.read_text())["pq_attack"]["n_revealed"] == 4
 
