@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from time import perf_counter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,6 +52,11 @@ class BaseChoice:
         ``slides' bound``, ``df``, ``critical`` and ``significant``.
     method, criterion : str
     alpha : float
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"chosen"``, or
+    ``"none acceptable"`` when every candidate is significant).
     """
 
     base: int | None
@@ -58,6 +64,12 @@ class BaseChoice:
     method: str
     criterion: str
     alpha: float
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"chosen"`` when a candidate base is acceptable, else ``"none acceptable"``."""
+        return "none acceptable" if self.base is None else "chosen"
 
     def summary(self) -> str:
         chosen = "none is acceptable" if self.base is None else f"base {self.base}"
@@ -66,6 +78,13 @@ class BaseChoice:
 
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
+
+    def to_dict(self) -> dict:
+        from sdcreport.report import jsonable
+
+        return jsonable({"status": self.status, "seconds": self.seconds, "base": self.base,
+                         "method": self.method, "criterion": self.criterion,
+                         "alpha": self.alpha, "candidates": self.frame.to_dict("records")})
 
     def to_report(self) -> Section:
         from sdcreport import Section
@@ -121,9 +140,10 @@ def choose_base(
     >>> cells = pd.DataFrame({"c": [f"k{i}" for i in range(20)],
     ...                       "value": [float(v) for v in range(100, 120)]})
     >>> choice = choose_base(Table.from_aggregated(cells, ["c"]), (2, 5, 10, 50))
-    >>> choice.base
-    10
+    >>> choice.base, choice.status
+    (10, 'chosen')
     """
+    started = perf_counter()
     check_choice("criterion", criterion, CRITERIA)
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -151,4 +171,4 @@ def choose_base(
     frame = pd.DataFrame(rows)
     acceptable = frame.loc[~frame["significant"], "base"]
     chosen = int(acceptable.max()) if len(acceptable) else None
-    return BaseChoice(chosen, frame, method, criterion, alpha)
+    return BaseChoice(chosen, frame, method, criterion, alpha, perf_counter() - started)
