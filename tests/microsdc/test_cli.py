@@ -89,6 +89,7 @@ def test_random_methods_are_reproducible(original_csv, tmp_path, method, option)
         np.testing.assert_array_equal(masked[NUMERIC], expected)
 
 
+@pytest.mark.slow
 def test_study_on_a_csv(tmp_path, capsys):
     data = pd.DataFrame(np.exp(np.random.default_rng(2).standard_normal((90, 3))),
                         columns=["a", "b", "c"])

@@ -61,6 +61,7 @@ def test_hierarchy_from_level_columns(tmp_path):
     assert cells["value"].tolist() == [18, 11, 5, 6, 7, 7]
 
 
+@pytest.mark.slow
 def test_demo_writes_html(tmp_path):
     out = tmp_path / "demo.html"
     assert main(["demo", "--out", str(out), "--method", "heuristic"]) == 0
