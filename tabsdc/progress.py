@@ -65,14 +65,15 @@ class Deadline:
     ----------
     seconds : float or None
         Total seconds; None (or ``inf``) for no limit.
-    clock : callable
-        Seconds since some fixed point (default :func:`time.perf_counter`).
+    clock : callable, optional
+        Seconds since some fixed point (default :func:`time.perf_counter`, looked up when
+        the deadline is made: a test may replace ``tabsdc.progress.perf_counter``).
     """
 
-    def __init__(self, seconds: float | None, *, clock: Callable[[], float] = perf_counter):
+    def __init__(self, seconds: float | None, *, clock: Callable[[], float] | None = None):
         self.seconds = math.inf if seconds is None else validate_time_limit(seconds)
-        self._clock = clock
-        self.start = clock()
+        self._clock = perf_counter if clock is None else clock
+        self.start = self._clock()
         #: Set by the code that stopped early because of this deadline.
         self.hit = False
 
