@@ -1,9 +1,9 @@
 """Tables from microdata that do not fit in memory: ``dask.dataframe`` partition by partition.
 
 The records are never gathered. Each partition is reduced where it lies to one row per cell
-(:func:`tabsdc.microdata.aggregate_records`: vectorised ``np.unique``/``np.bincount`` work,
+(:func:`tabsdc.aggregation.aggregate_records`: vectorised ``np.unique``/``np.bincount`` work,
 the same code as the in-memory build) and the partial aggregates are merged batch by batch
-(:func:`tabsdc.microdata.merge_partials`), so memory holds the table's cells, never the
+(:func:`tabsdc.aggregation.merge_partials`), so memory holds the table's cells, never the
 records. Sums add; the largest contributions of a cell are the largest of the partitions'
 largest. With a holding id the records are first shuffled on it so that every holding lies in
 one partition: a holding's contributions to a cell are then summed before the rules see them,
@@ -23,9 +23,15 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from tabsdc.aggregation import (
+    Partial,
+    RecordSpec,
+    aggregate_records,
+    codes_in_order,
+    merge_partials,
+)
 from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
-from tabsdc.microdata import Partial, RecordSpec, aggregate_records, codes_in_order, merge_partials
 
 __all__ = ["aggregate_dask", "codes_seen", "reduce_partitions"]
 
@@ -50,8 +56,8 @@ def aggregate_dask(
     hierarchies: dict[str, Hierarchy],
     progress: Callable[[str], None] | None = None,
 ) -> Partial:
-    """Aggregate a ``dask.dataframe.DataFrame`` into one :class:`~tabsdc.microdata.Partial`
-    (:func:`reduce_partitions` with :func:`~tabsdc.microdata.aggregate_records`)."""
+    """Aggregate a ``dask.dataframe.DataFrame`` into one :class:`~tabsdc.aggregation.Partial`
+    (:func:`reduce_partitions` with :func:`~tabsdc.aggregation.aggregate_records`)."""
     frame = data[spec.columns]
     if spec.holding is not None:
         frame = frame.shuffle(on=spec.holding)

@@ -268,7 +268,8 @@ class RulesResult:
         counts = {name: int(self.flags[name].sum()) for name in self.flags.columns}
         section.add_metrics({"cells": self.table.n_cells, **counts,
                              "primary cells": int(self.primary.sum())})
-        section.add_table(self.to_frame(), "Primary cells and their protection levels",
+        section.add_table(self.table.in_hierarchy_order(self.to_frame()),
+                          "Primary cells and their protection levels",
                           max_html_rows=500)
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table), "Cell status (red: primary)")

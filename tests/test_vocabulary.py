@@ -1,6 +1,5 @@
 """One vocabulary at the public boundary: time_limit, seed, solver, cost and unknown choices
-are checked once, the same way, by every entry point; former names still work, with a
-deprecation warning."""
+are checked once, the same way, by every entry point; the same cost has the same name."""
 
 from inspect import Parameter
 
@@ -139,7 +138,7 @@ def test_seed_is_keyword_only_in_every_public_function():
 
 
 #: Where ``weight``/``weights`` is a keyword of a public function: sampling weights.
-SAMPLING_WEIGHTS = {"table_from_microdata", "Table.from_microdata", "TableSet.from_microdata",
+SAMPLING_WEIGHTS = {"cells_from_microdata", "Table.from_microdata", "TableSet.from_microdata",
                     "RecordSpec.__init__", "gini", "gini_comparison", "perturb_magnitudes",
                     "perturb_job"}
 

@@ -16,7 +16,7 @@ from tabsdc.table import Table
 
 if TYPE_CHECKING:
     from sdcreport import Section
-    from tabsdc.ckm.magnitude import FlexFunction, MagnitudeNoise
+    from tabsdc.ckm.flex import FlexFunction, MagnitudeNoise
 
 __all__ = ["CKMResult", "MagnitudeResult", "key_source", "key_fields"]
 

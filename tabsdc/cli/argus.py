@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sdcreport.files import OutputPathError, all_or_none, write_text
 from tabsdc.cli.io import write_json
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import Commands, add_command, positive_seconds
 from tabsdc.io.argus.batch import run_batch
 from tabsdc.io.argus.plan import plan_batch
@@ -36,7 +37,7 @@ def add_argus_command(commands: Commands) -> None:
     ('job.arb', 60.0, '_run_argus')
     """
     parser = add_command(
-        commands, "argus", help="run a tau-ARGUS batch file (.arb) with this toolkit's methods",
+        commands, "argus", help=COMMANDS["argus"].help,
         example="tabsdc argus TestTable.arb --log job.log --json job.json",
         description=__doc__.splitlines()[0])
     parser.add_argument("input", type=Path, metavar="JOB.arb",

@@ -29,9 +29,10 @@ from sdcreport.files import (
 )
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
+from tabsdc.decimals import decimals_in_text
 from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
-from tabsdc.io.csvfile import input_file, read_csv_file
+from tabsdc.io.csvfile import input_file, read_csv_file, with_numbers
 from tabsdc.table import Table
 
 __all__ = [
@@ -41,7 +42,9 @@ __all__ = [
 
 
 def read_table(args: argparse.Namespace) -> Table:
-    """The table of the input options (:func:`tabsdc.cli.options.add_input_options`).
+    """The table of the input options (:func:`tabsdc.cli.options.add_input_options`); a CSV
+    table keeps the decimals its value column is written with
+    (:func:`tabsdc.decimals.decimals_in_text`), which its publishable file shows.
 
     Raises
     ------
@@ -52,18 +55,22 @@ def read_table(args: argparse.Namespace) -> Table:
         return Table.from_jj(input_file(args.input))
     if not args.dims:
         raise InputError("--dims is required for CSV input")
-    numbers = ([args.value or "value", args.freq_column, *(args.top_columns or ())]
-               if args.aggregated else [args.value, args.weight])
+    value = (args.value or "value") if args.aggregated else args.value
+    numbers = ([args.freq_column, *(args.top_columns or ())] if args.aggregated
+               else [args.weight])
     data = read_csv_file(args.input, numbers=[c for c in numbers if c])
+    decimals = decimals_in_text(data[value]) if value in data.columns else None
+    data = with_numbers(data, [value] if value else [])
     hierarchies = hierarchies_from_specs(args.hierarchy, data)
     if args.aggregated:
-        return Table.from_aggregated(data, args.dims, args.value or "value",
-                                     freq=args.freq_column, top=args.top_columns,
-                                     hierarchies=hierarchies)
-    top = max([2, *(int(n) for n, _ in args.nk)])
-    return Table.from_microdata(data, args.dims, args.value, holding=args.holding,
-                                weight=args.weight, hierarchies=hierarchies, top=top,
-                                negative=args.negative)
+        table = Table.from_aggregated(data, args.dims, value, freq=args.freq_column,
+                                      top=args.top_columns, hierarchies=hierarchies)
+    else:
+        top = max([2, *(int(n) for n, _ in args.nk)])
+        table = Table.from_microdata(data, args.dims, value, holding=args.holding,
+                                     weight=args.weight, hierarchies=hierarchies, top=top,
+                                     negative=args.negative)
+    return table if decimals is None else table.with_decimals(decimals)
 
 
 def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str, Hierarchy]:
@@ -172,7 +179,8 @@ def write_outputs(
 
     def publish(path: Path) -> None:
         published = table.with_columns(status="s") if every_cell else table
-        write_publishable(published, path, symbol=args.symbol, layout=args.layout)
+        write_publishable(published, path, symbol=args.symbol, layout=args.layout,
+                          decimals=args.decimals)
 
     def write_data(path: Path) -> None:
         if data:

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from sdcreport.files import atomic_write
 from tabsdc.errors import InputError, JJFormatError
 from tabsdc.table import STATUS_CODES, Table
-from tabsdc.validation import LARGEST_VALUE, too_large
+from tabsdc.units import LARGEST_VALUE, too_large
 
 __all__ = ["read_jj", "write_jj", "parse_jj", "format_jj", "MAX_SCALED_COST", "BOUND_FACTOR"]
 
@@ -328,7 +328,7 @@ def _ints(tokens: list[str]) -> np.ndarray:
 def _finite(tokens: list[str], line_of: np.ndarray, what: str, *, limited: bool = False
             ) -> np.ndarray:
     """Tokens that match the number grammar, as floats; overflow to inf is an error, and
-    with ``limited`` so is a number beyond :data:`~tabsdc.validation.LARGEST_VALUE`."""
+    with ``limited`` so is a number beyond :data:`~tabsdc.units.LARGEST_VALUE`."""
     values = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
     infinite = np.flatnonzero(~np.isfinite(values))
     if len(infinite):

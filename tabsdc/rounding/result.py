@@ -215,9 +215,9 @@ class RoundingResult:
             + (self.note + "." if self.note else ""))
         section.add_metrics({k: v for k, v in self._metrics().items() if v is not None})
         if not self.adjacent:
-            section.add_table(self.to_frame().loc[self.steps > 0],
-                              "Cells outside their adjacent multiples (no controlled rounding "
-                              "exists)")
+            moved = self.original.in_hierarchy_order(self.to_frame().loc[self.steps > 0])
+            section.add_table(moved, "Cells outside their adjacent multiples (no controlled "
+                              "rounding exists)")
         section.blocks.extend(self.statistics.to_report().blocks)
         section.add_table(rule_statistics(self.base).set_index("rule").drop(columns="base"),
                           f"Expected effects of the four rules at base {self.base} (residue "

@@ -27,7 +27,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError
-from tabsdc.progress import Deadline, ProgressReporter
+from tabsdc.progress import Deadline, ProgressReporter, heartbeat
 from tabsdc.structure import CellIndexer
 from tabsdc.table import HIDDEN_STATUSES, Table
 
@@ -132,7 +132,8 @@ def modular_pattern(
         if not (sub_status == "u").any():
             done.add(key)
             continue
-        pattern = solve_subtable(sub, cells)
+        with heartbeat(progress, f"sub-table {solves + 1} ({len(cells):,} cells)", quiet=True):
+            pattern = solve_subtable(sub, cells)
         if pattern is None:
             break
         solves += 1

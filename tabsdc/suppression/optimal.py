@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import SolverError
-from tabsdc.progress import Deadline
+from tabsdc.progress import Deadline, heartbeat
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression.attacker import TOL, Attacker, Requirement
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
@@ -147,16 +147,19 @@ def optimal_pattern(
     cut_rows, cut_levels, bound = ([], [], 0.0) if deadline.expired else _relaxation_cuts(
         relaxation, reqs, attacker, tie, deadline, progress)
     rows = sp.vstack([seeds, *cut_rows], format="csr") if cut_rows else seeds
-    master = None if deadline.expired else HighsModel(replace(
-        relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
-        row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
+    with heartbeat(progress, "master MILP: building the model", quiet=True):
+        master = None if deadline.expired else HighsModel(replace(
+            relaxation, A=rows,
+            row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
+            row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
     rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
     # a master that is slow to prove optimality still yields patterns whose failures give
     # cuts: cap each round's MILP and give the next round twice as long when the cap binds
     round_limit = ROUND_LIMIT
     while master is not None and not deadline.expired:
         master.set_time_limit(deadline.solver_limit(round_limit))
-        result = master.solve()
+        with heartbeat(progress, f"round {rounds + 1}: master MILP", quiet=True):
+            result = master.solve()
         rounds += 1
         if not result.optimal:
             round_limit *= 2
@@ -165,7 +168,9 @@ def optimal_pattern(
         if not result.has_solution:
             break
         z = np.round(result.x).astype(bool)
-        violated = _violated(reqs, attacker, z, deadline)
+        with heartbeat(progress, f"round {rounds}: attacks on the master's pattern",
+                       quiet=True):
+            violated = _violated(reqs, attacker, z, deadline)
         if violated is None:  # the deadline came during the attacks
             break
         if progress is not None:
@@ -182,7 +187,9 @@ def optimal_pattern(
             master.add_rows(rows, 1.0, np.inf)
             cuts += len(violated)
             # repair the master's pattern into a feasible one: a new incumbent candidate
-            repaired = repair(z | fixed_on)
+            with heartbeat(progress, f"round {rounds}: repairing the master's pattern",
+                           quiet=True):
+                repaired = repair(z | fixed_on)
             if repaired is not None and cost @ repaired < best_cost - 1e-9:
                 best, best_cost = repaired, float(cost @ repaired)
         if best_cost <= bound + PROVEN_GAP * max(1.0, abs(best_cost)):
@@ -220,11 +227,14 @@ def _relaxation_cuts(
         if phase.expired:
             break
         model.set_time_limit(phase.solver_limit())
-        result = model.solve()
+        with heartbeat(progress, f"LP round {round_ + 1}: relaxation", quiet=True):
+            result = model.solve()
         if not result.optimal:
             break
         bound = max(bound, float(result.objective) - float(tie.sum()))
-        violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0), phase)
+        with heartbeat(progress, f"LP round {round_ + 1}: attacks on the relaxation",
+                       quiet=True):
+            violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0), phase)
         if violated is None:
             break
         if progress is not None:

@@ -96,11 +96,11 @@ def test_microsdc_uses_the_same_runner(tmp_path, capsys):
 
 def test_every_help_ends_with_an_example(capsys):
     commands = argparse.ArgumentParser(prog="tabsdc").add_subparsers()
-    for register in COMMANDS:
-        register(commands)
+    for command in COMMANDS.values():
+        command.load()(commands)
     names = list(commands.choices)
-    assert names == ["rules", "protect", "audit", "round", "ptable", "ckm", "adjust", "demo",
-                     "argus", "ui"]
+    assert names == list(COMMANDS) == ["sample", "rules", "protect", "audit", "round",
+                                       "ptable", "ckm", "adjust", "demo", "argus", "ui"]
     for argv in ([], *([name] for name in names)):
         with pytest.raises(SystemExit):
             main([*argv, "--help"])
