@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc import masking
-from microsdc._data import NumericPair, Seed, check_choice, generator, numeric_matrix
+from microsdc._data import NumericPair, Seed, generator, numeric_matrix
 from microsdc.errors import DataError
 from microsdc.risk import disclosure_risk
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
@@ -40,6 +40,7 @@ from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import reduce_sums
 from sdcreport.contract import ResultBase
 from sdcreport.statuses import MeasureStatus
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -278,7 +279,7 @@ def _checked_grid(grid: Mapping[str, Sequence[float]] | None) -> dict[str, tuple
         raise DataError("the grid names no masking method")
     checked = {}
     for method, parameters in chosen.items():
-        check_choice("grid method", method, tuple(METHODS))
+        check_choice("grid method", method, tuple(METHODS), error=DataError)
         values = tuple(parameters)
         if not values:
             raise DataError(f"the grid of {method!r} is empty")
@@ -347,10 +348,10 @@ def run_study(X: Any, *, grid: Mapping[str, Sequence[float]] | None = None,
     grid = _checked_grid(grid)
     measures = tuple(measures)
     for measure in measures:
-        check_choice("measure", measure, AVAILABLE_MEASURES)
+        check_choice("measure", measure, AVAILABLE_MEASURES, error=DataError)
     if not measures:
         raise DataError("no measure requested")
-    check_choice("ties", ties, TIES)
+    check_choice("ties", ties, TIES, error=DataError)
     if int(replications) < 1:
         raise DataError(f"replications must be at least 1; got {replications}")
     NumericPair(x, x, columns, index).require_variation("the study's measures")

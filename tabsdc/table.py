@@ -8,7 +8,6 @@ protection levels ``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -523,11 +522,6 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
     if cells["value"].isna().any():
         first = cells.index[cells["value"].isna().to_numpy()][0]
         raise InputError(f"cell {first!r} has a missing or non-numeric value")
-    if "weight" in cells.columns and "cost" not in cells.columns:
-        warnings.warn("the cell column 'weight' is now called 'cost' (the cost of suppressing "
-                      "or adjusting a cell); 'weight' is read as 'cost' for one more release",
-                      DeprecationWarning, stacklevel=4)
-        cells = cells.rename(columns={"weight": "cost"})
     for column, default in _DEFAULTS.items():
         if column not in cells.columns:
             cells[column] = default

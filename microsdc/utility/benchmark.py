@@ -27,10 +27,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from microsdc._data import Seed, check_choice, frame_pair, generator, shown
+from microsdc._data import Seed, frame_pair, generator, shown
 from microsdc.errors import DataError
 from sdcreport.contract import ResultBase
 from sdcreport.statuses import MeasureStatus
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -469,7 +470,7 @@ def regression_comparison(X: Any, X_masked: Any, response: str, predictors: Sequ
     [1.0, 1.0]
     """
     start = perf_counter()
-    check_choice("missing", missing, ("raise", "drop"))
+    check_choice("missing", missing, ("raise", "drop"), error=DataError)
     if not 0 < level < 1:
         raise DataError(f"level must be in (0, 1); got {level}")
     predictors = list(predictors)

@@ -15,15 +15,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from microsdc._data import Seed, check_choice, generator, numeric_pair
+from microsdc._data import Seed, generator, numeric_pair
+from microsdc.errors import DataError
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
-from microsdc.utility.matrix import discrepancy_table, renamed_component_weights
+from microsdc.utility.matrix import discrepancy_table
 from microsdc.utility.probabilistic import PILResult, pil_result
 from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import REDUCTIONS, reduce_sums
 from sdcreport.contract import ResultBase
 from sdcreport.statuses import MeasureStatus
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -171,8 +173,7 @@ class UtilityReport(ResultBase):
 
 def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed = None,
                      reduce: str = "mean", robust_eigen: bool = False,
-                     component_weights: Any = "variance", weights: Any = None
-                     ) -> UtilityReport:
+                     component_weights: Any = "variance") -> UtilityReport:
     """Every numeric information-loss measure of a masked data set.
 
     Parameters
@@ -191,8 +192,7 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
         Also compute the robust eigenvalue comparison (reweighted MCD; slower).
     component_weights : {"variance", "equal"} or array-like
         Component weights of the RF and F rows of the matrix-discrepancy table
-        (:func:`~microsdc.utility.matrix_discrepancy`); ``weights`` is its former name,
-        kept for one release with a deprecation warning.
+        (:func:`~microsdc.utility.matrix_discrepancy`).
 
     Returns
     -------
@@ -220,10 +220,8 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
     0.0
     """
     start = perf_counter()
-    component_weights = renamed_component_weights(component_weights, weights,
-                                                  "information_loss")
-    check_choice("ties", ties, TIES)
-    check_choice("reduce", reduce, REDUCTIONS)
+    check_choice("ties", ties, TIES, error=DataError)
+    check_choice("reduce", reduce, REDUCTIONS, error=DataError)
     pair = numeric_pair(X, X_masked, min_records=2)
     pair.require_variation("information_loss")
     rng = generator(seed)

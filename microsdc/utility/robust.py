@@ -32,7 +32,6 @@ applied, so covariances differ from R's by a scalar factor close to 1 for modera
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -71,8 +70,7 @@ class MCDEstimate(ResultBase):
     support : numpy.ndarray of bool
         The best h-subset (records used by the raw estimate).
     kept : numpy.ndarray of bool
-        Records kept by the reweighting step (``weights`` is its former name, kept for one
-        release: in the toolkit a weight is a sampling weight).
+        Records kept by the reweighting step.
     h : int
         Size of the subsets.
     log_determinant : float
@@ -92,13 +90,6 @@ class MCDEstimate(ResultBase):
     h: int
     log_determinant: float
     seconds: float = 0.0
-
-    @property
-    def weights(self) -> np.ndarray:
-        """The former name of :attr:`kept`, kept for one release."""
-        warnings.warn("MCDEstimate.weights is now MCDEstimate.kept", DeprecationWarning,
-                      stacklevel=2)
-        return self.kept
 
     statuses = MeasureStatus
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,8 +52,7 @@ class AdjustmentResult(ResultBase):
     original : Table
         The table given to the method.
     table : Table
-        The same table with the published (adjusted) values (``adjusted`` is its former
-        name, kept for one release).
+        The same table with the published (adjusted) values.
     method : str
         ``"milp"``, ``"heuristic"``, ``"l2"`` or ``"mdi"``.
     status : str
@@ -151,13 +149,6 @@ class AdjustmentResult(ResultBase):
     def values(self) -> np.ndarray:
         """The adjusted values (a copy)."""
         return self.table.values
-
-    @property
-    def adjusted(self) -> Table:
-        """The former name of :attr:`table` (the adjusted table), kept for one release."""
-        warnings.warn("AdjustmentResult.adjusted is now AdjustmentResult.table (the input is "
-                      ".original)", DeprecationWarning, stacklevel=2)
-        return self.table
 
     @property
     def passed(self) -> bool:

@@ -36,7 +36,6 @@ import scipy.sparse as sp
 from sdcreport.contract import ResultBase
 from sdcreport.statuses import FitStatus
 from tabsdc.errors import InputError
-from tabsdc.validation import renamed_keyword
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -138,7 +137,6 @@ def _disjoint_blocks(margins: sp.csr_array) -> list[np.ndarray]:
     return [np.array(sorted(b)) for b in blocks]
 
 
-@renamed_keyword("seed", "start")
 def ipf(
     start: np.ndarray,
     margins: sp.sparray,
@@ -154,9 +152,7 @@ def ipf(
     Parameters
     ----------
     start : ndarray, shape (c,)
-        Starting table (non-negative; fixed cells already at their fixed values). ``seed``
-        is its former name, kept for one release with a deprecation warning (``seed``
-        elsewhere in the toolkit is the random seed).
+        Starting table (non-negative; fixed cells already at their fixed values).
     margins : sparse matrix, shape (k, c)
         0/1 rows: which cells each margin sums.
     targets : ndarray, shape (k,)

@@ -55,6 +55,10 @@ class BaseChoice(ResultBase):
     method, criterion : str
     alpha : float
     seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"chosen"``, or
+    ``"none acceptable"`` when every candidate is significant).
     """
 
     base: int | None
@@ -140,8 +144,8 @@ def choose_base(
     >>> cells = pd.DataFrame({"c": [f"k{i}" for i in range(20)],
     ...                       "value": [float(v) for v in range(100, 120)]})
     >>> choice = choose_base(Table.from_aggregated(cells, ["c"]), (2, 5, 10, 50))
-    >>> choice.base
-    10
+    >>> choice.base, choice.status
+    (10, 'chosen')
     """
     start = perf_counter()
     check_choice("criterion", criterion, CRITERIA)

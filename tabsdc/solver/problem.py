@@ -31,7 +31,6 @@ Status of a solve (:attr:`SolveResult.status`), one of :data:`STATUSES`:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -235,7 +234,7 @@ class SolveResult(ResultBase):
     col_duals : numpy.ndarray or None
         LP only: reduced costs ``c - A.T @ row_duals``.
     seconds : float
-        Wall-clock seconds of the solve (``time`` is its former name, kept for one release).
+        Wall-clock seconds of the solve.
     solver : str
         Short name of the solver (see :func:`tabsdc.solver.available_solvers`).
     message : str
@@ -274,13 +273,6 @@ class SolveResult(ResultBase):
                          message: str) -> SolveResult:
         """A result that carries no solution, bound or duals (e.g. infeasible, error)."""
         return cls(status, False, None, None, None, None, None, None, seconds, solver, message)
-
-    @property
-    def time(self) -> float:
-        """The former name of :attr:`seconds`, kept for one release."""
-        warnings.warn("SolveResult.time is now SolveResult.seconds", DeprecationWarning,
-                      stacklevel=2)
-        return self.seconds
 
     @property
     def has_solution(self) -> bool:
