@@ -249,7 +249,8 @@ def suppress(
             certified = lower_bound(
                 table.A, reqs, Attacker(table.A, down, up, hops=hops), c, fixed_on,
                 fixed_off, deadline=(deadline.share(BOUND_SHARE) if deadline.limited
-                                     else Deadline(BOUND_SECONDS)), progress=progress)
+                                     else Deadline(BOUND_SECONDS)), progress=progress,
+                unit=cost_unit)
         if not reqs:  # nothing to protect: the given pattern is optimal
             pattern = fixed_on
             stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed(),

@@ -188,14 +188,18 @@ def lower_bound(
     *,
     deadline: Deadline | None = None,
     progress: Callable[[str], None] | None = None,
+    unit: float = 1.0,
 ) -> LowerBound:
     """A certified lower bound on ``cost`` summed over the cells any protecting pattern
     hides beyond ``fixed_on`` (see the module docstring).
 
     The fallback first; then, while ``deadline`` allows, the LP relaxation over the seed
-    rows, strengthened by capacity cuts of the requirements its fractional pattern fails
-    (``attacker``, against its respondents too), attacked ``BLOCK`` at a time in turn. The
-    bound is the largest of the certified values.
+    rows (the respondents' among them when ``attacker`` has respondents), strengthened by
+    the outsider's capacity cuts of the requirements its fractional pattern fails, attacked
+    ``BLOCK`` at a time in turn (the respondents' scenarios cost a search of certificates
+    each and are left out: a relaxation with fewer rows is still a bound). The
+    bound is the largest of the certified values. Progress lines show it times ``unit``
+    (the costs' unit when they were scaled for the solver).
 
     Examples
     --------
@@ -234,8 +238,8 @@ def lower_bound(
     best = certified(dual_bound(seeds, shares, cost, lower, upper))
     how = f"shares of the cell costs among the {seeds.shape[0]:,} seed rows (no LP)"
     if progress is not None:
-        progress(f"lower bound: {best:.6g} from {how}; then the LP relaxation with capacity "
-                 "cuts")
+        progress(f"lower bound: {best * unit:.6g} from {how}; then the LP relaxation with "
+                 "capacity cuts")
     rows, cuts, rounds, converged, relaxation = seeds, 0, 0, False, None
     model = HighsModel(LinearProgram(c=cost, A=seeds, row_lower=np.ones(seeds.shape[0]),
                                      row_upper=np.full(seeds.shape[0], np.inf),
@@ -257,7 +261,7 @@ def lower_bound(
         if found is None:
             break
         if progress is not None:
-            progress(f"lower bound round {rounds}: {best:.6g}, {len(found)} new cuts")
+            progress(f"lower bound round {rounds}: {best * unit:.6g}, {len(found)} new cuts")
         if not found:
             converged = True
             break
