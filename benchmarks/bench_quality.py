@@ -55,13 +55,15 @@ def run_one(name: str, method: str, cost: str, time_limit: float | None) -> dict
                       progress=lambda line: print("   ", line, file=sys.stderr))
     seconds = time.perf_counter() - start
     totals = result.totals()
+    if result.status == "no pattern":  # nothing to count: the time limit came first
+        totals = dict.fromkeys(totals, np.nan)
     return {
         "instance": name, "cells": table.n_cells,
         "primaries": int((table.cells["status"] == "u").sum()), "cost": cost,
         "method": result.method if method != "auto" else f"auto ({result.method})",
         "status": result.status, "seconds": round(seconds, 1),
         "secondaries": totals["secondary cells"],
-        "secondary value": round(totals["secondary value"]),
+        "secondary value": totals["secondary value"],
         "objective": totals["objective (cost of secondaries)"],
         "bound": result.stats.bound, "bound from": result.stats.bound_how,
         "audit": ("clean" if result.protected else
@@ -122,6 +124,7 @@ def main(argv: list[str]) -> None:
     frame["best bound"] = best
     frame["ratio"] = (frame["objective"] / best).round(2)
     frame["objective"] = frame["objective"].round()
+    frame["secondary value"] = frame["secondary value"].round()
     frame["bound"] = frame["bound"].round()
     frame["best bound"] = frame["best bound"].round()
     print(markdown_table(frame.drop(columns=["bound from"])))
