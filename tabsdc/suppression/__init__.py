@@ -246,11 +246,11 @@ def suppress(
     with interrupts.stoppable() as search:
         certified = None
         if reqs and method != "optimal":  # the optimal method bounds its own search
+            budget = (deadline.share(BOUND_SHARE) if deadline.limited
+                      else Deadline(BOUND_SECONDS))
             certified = lower_bound(
-                table.A, reqs, Attacker(table.A, down, up, hops=hops), c, fixed_on,
-                fixed_off, deadline=(deadline.share(BOUND_SHARE) if deadline.limited
-                                     else Deadline(BOUND_SECONDS)), progress=progress,
-                unit=cost_unit)
+                table.A, reqs, Attacker(table.A, down, up, budget, hops, insiders=insiders),
+                c, fixed_on, fixed_off, deadline=budget, progress=progress, unit=cost_unit)
         if not reqs:  # nothing to protect: the given pattern is optimal
             pattern = fixed_on
             stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed(),

@@ -151,3 +151,22 @@ def test_summary_to_dict_and_report_carry_the_bound_and_gap(method):
     for block in result.to_report().blocks:
         metrics.update(getattr(block, "values", None) or {})
     assert metrics["certified lower bound"] == pytest.approx(s.bound)
+
+
+@pytest.mark.parametrize("cost", ["value", "count"])
+def test_with_respondents_the_bound_stays_below_the_insider_aware_optimum(cost):
+    # single-contributor primaries: the respondents' seed rows join the relaxation
+    import pandas as pd
+
+    from tabsdc import FrequencyRule, Table, apply_rules
+
+    data = pd.DataFrame({"r": list("AABBBCCCDD"), "c": list("xyxyyxyyxy"),
+                         "v": [5.0, 6, 7, 8, 9, 10, 11, 12, 3, 4]})
+    ruled = apply_rules(Table.from_microdata(data, ["r", "c"], "v"),
+                        FrequencyRule(2, level=20)).table
+    optimal = suppress(ruled, "optimal", cost=cost)
+    assert optimal.status == "optimal" and optimal.protected
+    for method in ("heuristic", "hypercube"):
+        result = suppress(ruled, method, cost=cost)
+        assert result.protected
+        assert 0 < result.stats.bound <= optimal.stats.objective * (1 + 1e-9)
