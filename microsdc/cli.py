@@ -23,7 +23,7 @@ import pandas as pd
 
 from microsdc.errors import DataError, MicroSDCError
 from sdcreport import Report
-from sdcreport.files import atomic_write, write_text
+from sdcreport.files import all_or_none, atomic_write, write_text
 from tabsdc.cli.main import build_parser, run
 from tabsdc.cli.options import Commands, add_command
 from tabsdc.errors import TabSDCError
@@ -132,13 +132,16 @@ def _run_compare(args: argparse.Namespace) -> int:
     print(risk.summary())
     result = {"original": str(args.original), "masked": str(args.masked),
               "variables": columns, **utility.to_dict(), "risk": risk.to_dict()}
-    write_text(args.json, json.dumps(_plain(result), indent=2, allow_nan=False))
+    with all_or_none():
+        write_text(args.json, json.dumps(_plain(result), indent=2, allow_nan=False))
+        if args.html:
+            report = Report(f"Masked data {args.masked.name} against {args.original.name}")
+            report.metadata.update({"original": str(args.original),
+                                    "masked": str(args.masked),
+                                    "variables": ", ".join(columns)})
+            write_text(args.html, report.add(utility.to_report(), risk.to_report()).to_html())
     print(f"measures written to {args.json}")
     if args.html:
-        report = Report(f"Masked data {args.masked.name} against {args.original.name}")
-        report.metadata.update({"original": str(args.original), "masked": str(args.masked),
-                                "variables": ", ".join(columns)})
-        write_text(args.html, report.add(utility.to_report(), risk.to_report()).to_html())
         print(f"report written to {args.html}")
     return 0
 
@@ -191,8 +194,9 @@ def _run_study(args: argparse.Namespace) -> int:
     report = Report(f"Information-loss study: {name}").add(result.to_report())
     report.metadata.update({"data": name, "records": len(data), "variables": data.shape[1],
                             "replications": replications, "quick": args.quick})
-    write_text(args.html, report.to_html())
-    write_text(args.json, report.to_json())
+    with all_or_none():
+        write_text(args.html, report.to_html())
+        write_text(args.json, report.to_json())
     print(f"report written to {args.html} and {args.json}")
     return 0
 

@@ -10,6 +10,7 @@ from tabsdc.errors import (
     HierarchyError,
     InputError,
     JJFormatError,
+    NoSolutionError,
     RuleError,
     SolverError,
     TabSDCError,
@@ -43,4 +44,5 @@ __all__ = [
     "RuleError",
     "JJFormatError",
     "SolverError",
+    "NoSolutionError",
 ]

@@ -360,7 +360,8 @@ def _wide_cells(table: Table, rows: str | None, columns: str | None) -> np.ndarr
 def _format_values(values: np.ndarray, decimals: int | None) -> np.ndarray:
     if decimals is not None:
         return np.char.mod(f"%.{int(decimals)}f", values).astype(object)
-    whole = np.isfinite(values) & (values == np.round(values))
+    # whole numbers as integers where int64 holds them (beyond 2**63 a cast would wrap)
+    whole = np.isfinite(values) & (values == np.round(values)) & (np.abs(values) < 2.0**63)
     if whole.all():
         return np.char.mod("%d", values.astype(np.int64)).astype(object)
     return np.char.mod("%.15g", values).astype(object)

@@ -327,8 +327,9 @@ def apply_rules(
     start = perf_counter()
     cells = table.cells
     flags, levels = {}, {}
-    for rule in rules:
-        sensitive, upl = rule.evaluate(cells)
+    for rule in rules:  # a rule that reads the table's structure has evaluate_table
+        sensitive, upl = (rule.evaluate_table(table) if hasattr(rule, "evaluate_table")
+                          else rule.evaluate(cells))
         flags[rule.name] = sensitive
         levels[rule.name] = np.where(sensitive, upl, 0.0)
     flags = pd.DataFrame(flags, index=cells.index)

@@ -29,6 +29,7 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
+from tabsdc.validation import LARGEST_VALUE, too_large
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -131,6 +132,25 @@ class Table:
     def values(self) -> np.ndarray:
         """Cell values as a float array (a copy)."""
         return self.cells["value"].to_numpy(dtype=float, copy=True)
+
+    def cell_coords(self) -> np.ndarray:
+        """Each cell as positions in its hierarchies' codes, shape (n_cells, n_dims).
+
+        Examples
+        --------
+        >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "value": [1.0, 2.0]}),
+        ...                           ["r"])
+        >>> t.cell_coords().ravel().tolist()   # Total, a, b
+        [0, 1, 2]
+        """
+        index = self.cells.index
+        levels = ([(level, codes) for level, codes in zip(index.levels, index.codes,
+                                                           strict=True)]
+                  if isinstance(index, pd.MultiIndex) else [(index, np.arange(len(index)))])
+        return np.column_stack([
+            pd.Index(h.codes).get_indexer(level)[codes]
+            for h, (level, codes) in zip(self.hierarchies.values(), levels, strict=True)
+        ]).astype(np.int64)
 
     @property
     def total_cells(self) -> np.ndarray:
@@ -471,8 +491,9 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def _require_finite_levels(cells: pd.DataFrame) -> None:
-    """Values, costs and protection levels are finite, levels not negative (the bounds are
-    checked by :func:`tabsdc.validation.validate_table`, before a method uses them)."""
+    """Values, costs and protection levels are finite and within
+    :data:`tabsdc.validation.LARGEST_VALUE`, levels not negative (the bounds are checked by
+    :func:`tabsdc.validation.validate_table`, before a method uses them)."""
     checks = [
         (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")
         for column in ("value", "cost", "lpl", "upl", "spl")
@@ -484,3 +505,9 @@ def _require_finite_levels(cells: pd.DataFrame) -> None:
             first = int(np.flatnonzero(bad)[0])
             raise InputError(f"cell {cells.index[first]!r}: {column} "
                              f"{cells[column].iloc[first]:g} {what}")
+    for column in ("value", "cost", "lpl", "upl", "spl"):
+        values = cells[column].to_numpy(float)
+        beyond = np.flatnonzero(np.abs(values) > LARGEST_VALUE)
+        if beyond.size:
+            raise InputError(f"cell {cells.index[beyond[0]]!r}: "
+                             f"{too_large(values[beyond[0]], column)}")

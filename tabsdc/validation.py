@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tabsdc.table import Table
 
 __all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "check_choice",
-           "renamed_keyword", "SCALED_COLUMNS"]
+           "renamed_keyword", "SCALED_COLUMNS", "LARGEST_VALUE", "too_large"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -50,6 +50,30 @@ _NATURAL_RANGE = (1.0, 1e6)
 
 #: Relative tolerance with which a value may lie outside its bounds (float noise).
 _BOUND_TOLERANCE = 1e-9
+
+#: The largest absolute value, cost or protection level a table may hold. The methods sum
+#: and square values (relations, the distances and variances of adjustments): 1e150 keeps
+#: the squares of 1e8 cells below float64's largest number (about 1.8e308). Tables are
+#: refused above it, naming the cell (:func:`too_large`).
+LARGEST_VALUE = 1e150
+
+
+def too_large(value: float, what: str = "value") -> str | None:
+    """Why ``value`` (named ``what``) cannot be computed with, or None when it can: it is
+    finite and beyond :data:`LARGEST_VALUE`.
+
+    Examples
+    --------
+    >>> too_large(1e300)  # doctest: +ELLIPSIS
+    'value 1e+300 is beyond 1e+150, the largest magnitude the toolkit computes with ...'
+    >>> too_large(-2e12) is None, too_large(float("inf")) is None
+    (True, True)
+    """
+    if abs(value) <= LARGEST_VALUE or not math.isfinite(value):
+        return None
+    return (f"{what} {value:g} is beyond {LARGEST_VALUE:g}, the largest magnitude the toolkit "
+            "computes with (sums and squares of larger values overflow); give the values in a "
+            "larger unit")
 
 
 def check_choice(name: str, value: object, choices: Sequence[str], *, also: str = "") -> str:

@@ -20,7 +20,8 @@ CORE = ("tabsdc.table", "tabsdc.hierarchy", "tabsdc.structure", "tabsdc.codes",
 #: The method, interface and linked-table packages the core must not import.
 ABOVE_CORE = ("tabsdc.rules", "tabsdc.suppression", "tabsdc.audit", "tabsdc.rounding",
               "tabsdc.cta", "tabsdc.mdi", "tabsdc.release", "tabsdc.tableset", "tabsdc.cli",
-              "tabsdc.ui", "tabsdc.io.argus", "tabsdc.solver")
+              "tabsdc.ui", "tabsdc.io.argus", "tabsdc.solver", "tabsdc.ckm",
+              "tabsdc.differencing")
 
 
 def module_name(path: Path) -> str:

@@ -141,7 +141,8 @@ def test_seed_is_keyword_only_in_every_public_function():
 #: Where ``weight``/``weights`` is a keyword of a public function: sampling weights, or a
 #: former name kept for one release with a deprecation warning.
 SAMPLING_WEIGHTS = {"table_from_microdata", "Table.from_microdata", "TableSet.from_microdata",
-                    "RecordSpec.__init__", "gini", "gini_comparison"}
+                    "RecordSpec.__init__", "gini", "gini_comparison", "perturb_magnitudes",
+                    "perturb_job"}
 FORMER_NAMES = {"adjust", "adjust_multivariate", "build_problem", "cell_weights",
                 "information_loss", "matrix_discrepancy", "renamed_component_weights"}
 

@@ -76,12 +76,10 @@ def run_ptable(args: argparse.Namespace) -> int:
                          kind="magnitude" if args.magnitude else "counts", step=args.step,
                          icat=args.icat)
     print(table.summary())
-    table.write(args.out)
-    args.written.append(args.out)
-    print(f"p-table written to {args.out}")
     write_outputs(args, data=lambda: {"status": "built", "parameters": table.parameters,
                                       "rows": table.to_frame().to_dict("records")},
-                  report=lambda: _ptable_report(table))
+                  report=lambda: _ptable_report(table),
+                  also=[(args.out, table.write, "p-table")])
     return 0
 
 

@@ -23,6 +23,7 @@ from sdcreport import Report
 from sdcreport.files import (
     CONFIDENTIAL,
     CONFIDENTIAL_FIELD,
+    all_or_none,
     check_output_paths,
     write_text,
 )
@@ -136,7 +137,6 @@ def write_json(data: dict[str, Any], path: Path) -> None:
     (:data:`sdcreport.files.CONFIDENTIAL_FIELD`)."""
     field, note = CONFIDENTIAL_FIELD
     write_text(path, json.dumps({field: note, **jsonable(data)}, indent=2, allow_nan=False))
-    print(f"result written to {path}")
 
 
 def write_outputs(
@@ -147,15 +147,19 @@ def write_outputs(
     report: Callable[[], Report] | None = None,
     every_cell: bool = False,
     publishable: bool = True,
+    also: Sequence[tuple[Path, Callable[[Path], object], str]] = (),
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
-    ``report`` (``--html``, ``--report``), each whole or not at all.
+    ``report`` (``--html``, ``--report``), all of them or none
+    (:func:`sdcreport.files.all_or_none`), each whole.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
     their new values). A result that is not ``publishable`` (not protected, a check failed)
     gets no ``--publish`` file, said on standard error; its other outputs are written, to
-    show what failed. Each file written is appended to ``args.written``.
+    show what failed. ``also`` are further outputs of the command, ``(path, writer, what)``,
+    written with the others. Each file written is appended to ``args.written`` once all are
+    in place.
     """
     from tabsdc.release import write_internal_table, write_publishable
 
@@ -166,29 +170,34 @@ def write_outputs(
             built.append(report())
         return built[0]
 
-    written = getattr(args, "written", [])
-    if getattr(args, "out", None) is not None and table is not None:
-        write_internal_table(table, args.out)
-        written.append(args.out)
-        print(f"table written to {args.out} ({CONFIDENTIAL})")
-    if getattr(args, "publish", None) is not None and table is not None and not publishable:
-        print(f"--publish: nothing written to {args.publish}: the result is not protected or "
-              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
-    elif getattr(args, "publish", None) is not None and table is not None:
+    def publish(path: Path) -> None:
         published = table.with_columns(status="s") if every_cell else table
-        write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
-        written.append(args.publish)
-        print(f"publishable table written to {args.publish}")
-    if args.json is not None:
+        write_publishable(published, path, symbol=args.symbol, layout=args.layout)
+
+    def write_data(path: Path) -> None:
         if data:
-            write_json(data(), args.json)
+            write_json(data(), path)
         else:
-            write_text(args.json, the_report().to_json())
-            print(f"result written to {args.json}")
-        written.append(args.json)
-    for path, save in ((args.html, lambda p: write_text(p, the_report().to_html())),
-                       (args.report, lambda p: the_report().save(p))):
-        if path is not None:
-            save(path)
-            written.append(path)
-            print(f"report written to {path}")
+            write_text(path, the_report().to_json())
+
+    has_table = table is not None
+    published = getattr(args, "publish", None) if has_table else None
+    if published is not None and not publishable:
+        print(f"--publish: nothing written to {published}: the result is not protected or "
+              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
+        published = None
+    outputs = [*also,
+               (getattr(args, "out", None) if has_table else None,
+                lambda p: write_internal_table(table, p), f"table ({CONFIDENTIAL})"),
+               (published, publish, "publishable table"),
+               (args.json, write_data, "result"),
+               (args.html, lambda p: write_text(p, the_report().to_html()), "report"),
+               (args.report, lambda p: the_report().save(p), "report")]
+    wanted = [(path, write, what) for path, write, what in outputs if path is not None]
+    with all_or_none():
+        for path, write, _ in wanted:
+            write(path)
+    written = getattr(args, "written", [])
+    for path, _, what in wanted:
+        written.append(path)
+        print(f"{what} written to {path}")

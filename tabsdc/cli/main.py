@@ -3,15 +3,20 @@
 Exit statuses, the same for every command of both programs:
 
 * 0: done (the table is protected, every check passed);
-* 1: done, but the result is not protected or a check failed (the verdict of the command);
+* 1: done, but the result is not protected or a check failed (the verdict of the command),
+  or the method found no result it could verify within its time limit
+  (:class:`~tabsdc.errors.NoSolutionError`);
 * 2: bad input: a file, option or table the command cannot use (one line naming the file,
   line, cell or column); also argparse's own usage errors;
 * 3: internal error (one line; ``--debug`` shows the traceback);
 * 130: interrupted (Ctrl-C): one line saying what was interrupted, after how long and the last
-  progress line; outputs are written only once the work is done, and each whole or not at all.
-  A Ctrl-C during a search stops it within seconds (:mod:`tabsdc.interrupts`, mode
+  progress line; outputs are written only once the work is done, all of them or none, each
+  whole. A Ctrl-C during a search stops it within seconds (:mod:`tabsdc.interrupts`, mode
   ``"raise"``); with ``--keep-best`` (mode ``"keep"``) the command writes the best result of
-  the search that passes its checks, marked interrupted, and still exits 130.
+  the search that passes its checks, marked interrupted, and still exits 130. SIGTERM (a
+  scheduler, ``timeout``, ``kill``) and SIGHUP (a closed terminal) are handled the same way
+  and exit with 128 + the signal's number: 143 and 129. The solver's worker processes end
+  with the command.
 
 Outputs are checked before the work starts (:func:`tabsdc.cli.io.check_outputs`).
 """
@@ -19,6 +24,7 @@ Outputs are checked before the work starts (:func:`tabsdc.cli.io.check_outputs`)
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 import traceback
@@ -39,10 +45,10 @@ from tabsdc.cli.protect import add_protect_command
 from tabsdc.cli.round import add_round_command
 from tabsdc.cli.rules import add_rules_command
 from tabsdc.cli.ui import add_ui_command
-from tabsdc.errors import TabSDCError
+from tabsdc.errors import NoSolutionError, TabSDCError
 
-__all__ = ["main", "build_parser", "run", "COMMANDS", "EXIT_OK", "EXIT_NOT_PROTECTED",
-           "EXIT_BAD_INPUT", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED"]
+__all__ = ["main", "build_parser", "run", "interrupted_status", "COMMANDS", "EXIT_OK",
+           "EXIT_NOT_PROTECTED", "EXIT_BAD_INPUT", "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED"]
 
 EXIT_OK = 0
 EXIT_NOT_PROTECTED = 1
@@ -99,10 +105,14 @@ def run(
     args.written = []
     args.last_progress = None
     started = time.monotonic()
+    mode = "keep" if getattr(args, "keep_best", False) else "raise"
     try:
-        with interrupts.on_interrupt("keep" if getattr(args, "keep_best", False) else "raise"):
+        with interrupts.on_interrupt(mode, signals=interrupts.STOP_SIGNALS):
             check_outputs(args)
             return args.run(args)
+    except NoSolutionError as error:
+        print(f"{name}: no verified result: {error}", file=sys.stderr)
+        return EXIT_NOT_PROTECTED
     except (*user_errors, *_FILE_ERRORS) as error:
         print(f"{name}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -117,9 +127,11 @@ def run(
             done = (f"; written before the interrupt: {written}" if args.written
                     else "; no output written")
         last = f"; last progress: {args.last_progress}" if args.last_progress else ""
-        print(f"{name}: interrupted after {time.monotonic() - started:.1f} s{last}{note}{done}",
-              file=sys.stderr)
-        return EXIT_INTERRUPTED
+        signum = interrupts.received()
+        by = "" if signum in (None, signal.SIGINT) else f" by {signal.Signals(signum).name}"
+        _say(f"{name}: interrupted{by} after {time.monotonic() - started:.1f} s{last}{note}"
+             f"{done}")
+        return interrupted_status(signum)
     except Exception as error:  # every other exception is a bug: one line, status 3
         if getattr(args, "debug", False):
             traceback.print_exc()
@@ -127,6 +139,27 @@ def run(
         print(f"{name}: internal error: {type(error).__name__}: {error}{hint}",
               file=sys.stderr)
         return EXIT_INTERNAL_ERROR
+
+
+def interrupted_status(signum: int | None) -> int:
+    """The exit status of a command stopped by the signal ``signum``: 128 + its number, the
+    shells' convention (130 for Ctrl-C and for an interrupt without a signal).
+
+    Examples
+    --------
+    >>> interrupted_status(signal.SIGTERM), interrupted_status(None)
+    (143, 130)
+    """
+    return EXIT_INTERRUPTED if signum is None else 128 + int(signum)
+
+
+def _say(line: str) -> None:
+    """Print the last line on standard error, which may be gone (SIGHUP: a closed
+    terminal)."""
+    try:
+        print(line, file=sys.stderr)
+    except OSError:
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:

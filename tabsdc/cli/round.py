@@ -104,6 +104,9 @@ def add_round_command(commands: Commands) -> None:
     add_keep_best_option(parser, "controlled rounding (additive)")
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the audit of the release (two LPs per cell)")
+    parser.add_argument("--max-round", type=int, metavar="M",
+                        help="small-count: published counts up to M are rounded (default "
+                        "base - 1)")
     add_output_options(parser, json_help="write the result summary (status, base, method, "
                        "deviations, additive, statistics, audit)")
     parser.set_defaults(run=run_round)
@@ -169,7 +172,7 @@ def run_round(args: argparse.Namespace) -> int:
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
     result = round_table(table, args.base, args.method, seed=args.seed,
                          solver=args.solver, time_limit=args.time_limit,
-                         audit=not args.no_audit,
+                         audit=not args.no_audit, max_round=args.max_round,
                          progress=progress_printer(args))
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)

@@ -85,33 +85,37 @@ class LowerBound:
 def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
               insiders: Insiders | None = None) -> sp.csr_array:
     """For each primary and each relation holding it: the other cells sum to >= 1 (else the
-    relation gives it away). With respondents (``insiders``), for each relation whose
-    primaries other than a primary j are all one respondent's cells (a respondent attacking
-    j): the cells other than j and that respondent's sum to >= 1 (else the respondent
-    computes j from the relation).
+    relation gives it away).
+
+    One 0/1 row per (primary, relation) pair, primaries in increasing order and each one's
+    relations in the order of ``A``'s columns, built at once from the rows of ``A``. With
+    respondents (``insiders``), then, for each relation whose primaries other than a
+    primary j are all one respondent's cells (a respondent attacking j): the cells other
+    than j and that respondent's sum to >= 1 (else the respondent computes j from the
+    relation).
 
     Examples
     --------
-    >>> from tabsdc.suppression.attacker import UP
-    >>> A = sp.csr_array(np.array([[1.0, 1, -1, 0], [0, 1, 0, -1]]))
-    >>> seed_rows(A, [Requirement(1, UP, 1.0)], 4).toarray()
-    array([[1., 0., 1., 0.],
-           [0., 0., 0., 1.]])
+    >>> A = sp.csr_array([[-1.0, 1.0, 1.0, 0.0], [0.0, -1.0, 0.0, 1.0]])
+    >>> reqs = [Requirement(cell=1, direction=1, level=1.0)]
+    >>> seed_rows(A, reqs, 4).toarray().tolist()
+    [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
     """
-    primaries = np.unique(np.array([r.cell for r in reqs], dtype=np.int64))
+    primaries = np.unique([r.cell for r in reqs]).astype(np.int64)
     A = sp.csr_array(A)
-    pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
-    pattern.sum_duplicates()
-    held = sp.csc_array(pattern)[:, primaries].tocoo()  # (relation, k-th primary) pairs
-    order = np.lexsort((held.row, held.col))
-    relations, owner = held.row[order], primaries[held.col[order]]
-    block = pattern[relations].tocoo()
-    keep = block.col != owner[block.row]
-    rows = [sp.csr_array((block.data[keep], (block.row[keep], block.col[keep])),
-                         shape=(len(relations), n))]
-    if insiders is not None:
-        rows.append(_insider_seed_rows(A, primaries, insiders, n))
-    return sp.vstack(rows, format="csr")
+    AT = A.T.tocsr()
+    counts = np.diff(AT.indptr)[primaries]
+    starts = AT.indptr[primaries]
+    relations = AT.indices[np.repeat(starts - np.cumsum(counts) + counts, counts)
+                           + np.arange(counts.sum())]
+    owner = np.repeat(primaries, counts)  # the primary each row is for
+    rows = sp.csr_array(A[relations] != 0, dtype=float)
+    entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    rows.data[rows.indices == owner[entry_row]] = 0.0
+    rows.eliminate_zeros()
+    if insiders is None:
+        return rows
+    return sp.vstack([rows, _insider_seed_rows(A, primaries, insiders, n)], format="csr")
 
 
 def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,

@@ -119,18 +119,20 @@ def optimal_pattern(
         c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
         col_upper=(~fixed_off).astype(float))
-    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds)
-    cut_rows, cut_levels, bound = _relaxation_cuts(relaxation, reqs, attacker, tie, deadline,
-                                                   progress)
+    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds); neither
+    # phase builds its model once the deadline has expired (on large tables passing the
+    # model to HiGHS alone takes seconds)
+    cut_rows, cut_levels, bound = ([], [], 0.0) if deadline.expired else _relaxation_cuts(
+        relaxation, reqs, attacker, tie, deadline, progress)
     rows = sp.vstack([seeds, *cut_rows], format="csr") if cut_rows else seeds
-    master = HighsModel(replace(
+    master = None if deadline.expired else HighsModel(replace(
         relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
         row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
     rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
     # a master that is slow to prove optimality still yields patterns whose failures give
     # cuts: cap each round's MILP and give the next round twice as long when the cap binds
     round_limit = ROUND_LIMIT
-    while not deadline.expired:
+    while master is not None and not deadline.expired:
         master.set_time_limit(deadline.solver_limit(round_limit))
         result = master.solve()
         rounds += 1
