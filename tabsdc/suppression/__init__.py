@@ -46,6 +46,7 @@ from tabsdc.errors import InputError, SolverError
 from tabsdc.progress import Deadline, heartbeat, validate_time_limit
 from tabsdc.solver import require_highs
 from tabsdc.suppression.attacker import UP, Attacker, Requirement, capacities, requirements
+from tabsdc.suppression.bound import BOUND_SECONDS, BOUND_SHARE, LowerBound, lower_bound
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
@@ -61,7 +62,7 @@ from tabsdc.suppression.hypercube import (
 )
 from tabsdc.suppression.modular import modular_pattern
 from tabsdc.suppression.network import NetworkRouter
-from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
+from tabsdc.suppression.optimal import PROVEN_GAP, CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
 from tabsdc.table import HIDDEN_STATUSES, Table
 from tabsdc.tableset import accepts_table_set
@@ -242,9 +243,17 @@ def suppress(
     pattern: np.ndarray | None
     witnesses = None
     with interrupts.stoppable() as search:
+        certified = None
+        if reqs and method != "optimal":  # the optimal method bounds its own search
+            budget = (deadline.share(BOUND_SHARE) if deadline.limited
+                      else Deadline(BOUND_SECONDS))
+            certified = lower_bound(
+                table.A, reqs, Attacker(table.A, down, up, budget, hops, insiders=insiders),
+                c, fixed_on, fixed_off, deadline=budget, progress=progress, unit=cost_unit)
         if not reqs:  # nothing to protect: the given pattern is optimal
             pattern = fixed_on
-            stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed())
+            stats = CutLoopStats("optimal", 0.0, 0.0, 0.0, 0, 0, 0, 0, deadline.elapsed(),
+                                 bound_how="nothing to protect")
         elif method == "optimal":
             pattern, stats = optimal_pattern(
                 table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
@@ -255,6 +264,7 @@ def suppress(
                 deadline, progress, (prior, q), (n_jobs, client), (down, up), subtable_limit)
     if search.interrupted and pattern is None:
         raise KeyboardInterrupt("no protecting pattern was complete")
+    stats = _with_bound(stats, certified)
     stats = replace(stats, objective=stats.objective * cost_unit,
                     bound=stats.bound * cost_unit,
                     time_limited=stats.time_limited or (search.interrupted
@@ -278,6 +288,24 @@ def suppress(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
         seconds=deadline.elapsed(), reason=reason, original=original, witnesses=witnesses,
         interrupted=search.interrupted)
+
+
+def _with_bound(stats: CutLoopStats, certified: LowerBound | None) -> CutLoopStats:
+    """The statistics with the certified lower bound and the gap of the pattern against it
+    (``(objective - bound) / objective``); the status is ``"optimal"`` only when the gap is
+    at most :data:`~tabsdc.suppression.optimal.PROVEN_GAP`."""
+    bound, how = stats.bound, stats.bound_how or (
+        "the optimal method's relaxation with its cuts and master MILP"
+        if stats.status != "no pattern" else "")
+    if certified is not None and not certified.value <= bound:  # nan counts as no bound
+        bound, how = certified.value, certified.how
+    objective = stats.objective
+    gap = ((objective - bound) / max(abs(objective), 1e-10)
+           if np.isfinite(objective) and np.isfinite(bound) else np.nan)
+    status = stats.status
+    if status == "optimal" and not gap <= PROVEN_GAP:
+        status = "feasible"
+    return replace(stats, status=status, bound=bound, gap=gap, bound_how=how)
 
 
 def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,

@@ -31,11 +31,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import Insiders
 from tabsdc.errors import SolverError
 from tabsdc.progress import Deadline, heartbeat
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression.attacker import TOL, Attacker, Requirement
+from tabsdc.suppression.bound import dual_bound, seed_rows
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
 
 __all__ = ["CutLoopStats", "optimal_pattern", "seed_rows", "PROVEN_GAP"]
@@ -53,7 +53,9 @@ class CutLoopStats:
     ``status``: ``"optimal"`` (proven), ``"feasible"`` (a protecting pattern, not proven
     optimal; ``gap`` against ``bound`` when a bound is known, else ``nan``) or
     ``"no pattern"`` (the time limit came before any protecting pattern was complete).
-    ``time_limited``: the time limit stopped the search.
+    ``time_limited``: the time limit stopped the search. ``bound`` is a certified lower
+    bound on the cost of every protecting pattern (:mod:`tabsdc.suppression.bound`) and
+    ``bound_how`` names the relaxation that gave it.
     """
 
     status: str
@@ -66,66 +68,7 @@ class CutLoopStats:
     attacker_solves: int
     seconds: float
     time_limited: bool = False
-
-
-def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
-              insiders: Insiders | None = None) -> sp.csr_array:
-    """For each primary and each relation holding it: the other cells sum to >= 1 (else the
-    relation gives it away).
-
-    One 0/1 row per (primary, relation) pair, primaries in increasing order and each one's
-    relations in the order of ``A``'s columns, built at once from the rows of ``A``. With
-    respondents (``insiders``), then, for each relation whose primaries other than a
-    primary j are all one respondent's cells (a respondent attacking j): the cells other
-    than j and that respondent's sum to >= 1 (else the respondent computes j from the
-    relation).
-
-    Examples
-    --------
-    >>> A = sp.csr_array([[-1.0, 1.0, 1.0, 0.0], [0.0, -1.0, 0.0, 1.0]])
-    >>> reqs = [Requirement(cell=1, direction=1, level=1.0)]
-    >>> seed_rows(A, reqs, 4).toarray().tolist()
-    [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
-    """
-    primaries = np.unique([r.cell for r in reqs]).astype(np.int64)
-    A = sp.csr_array(A)
-    AT = A.T.tocsr()
-    counts = np.diff(AT.indptr)[primaries]
-    starts = AT.indptr[primaries]
-    relations = AT.indices[np.repeat(starts - np.cumsum(counts) + counts, counts)
-                           + np.arange(counts.sum())]
-    owner = np.repeat(primaries, counts)  # the primary each row is for
-    rows = sp.csr_array(A[relations] != 0, dtype=float)
-    entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
-    rows.data[rows.indices == owner[entry_row]] = 0.0
-    rows.eliminate_zeros()
-    if insiders is None:
-        return rows
-    return sp.vstack([rows, _insider_seed_rows(A, primaries, insiders, n)], format="csr")
-
-
-def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,
-                       n: int) -> sp.csr_array:
-    """The respondents' rows of :func:`seed_rows` (only relations with two or more
-    primaries, one of them a respondent's, are looked at)."""
-    primary = np.zeros(n, dtype=bool)
-    primary[primaries] = True
-    pattern = sp.csr_array(A != 0, dtype=float)
-    grouped = primary & (insiders.group >= 0)
-    candidates = np.flatnonzero((pattern @ primary >= 2) & (pattern @ grouped >= 1))
-    cells_of_rows = []
-    for r in candidates.tolist():
-        cells = A.indices[A.indptr[r]:A.indptr[r + 1]]
-        held = cells[primary[cells]]
-        for g in np.unique(insiders.group[held][insiders.group[held] >= 0]).tolist():
-            others = held[insiders.group[held] != g]
-            if len(others) == 1 and len(insiders.attacking(np.array([g]), int(others[0]))):
-                cells_of_rows.append(cells[(insiders.group[cells] != g) & (cells != others[0])])
-    if not cells_of_rows:
-        return sp.csr_array((0, n))
-    indptr = np.concatenate([[0], np.cumsum([len(c) for c in cells_of_rows])])
-    return sp.csr_array((np.ones(indptr[-1]), np.concatenate(cells_of_rows), indptr),
-                        shape=(len(cells_of_rows), n))
+    bound_how: str = ""
 
 
 def optimal_pattern(
@@ -266,7 +209,11 @@ def _relaxation_cuts(
             result = model.solve()
         if not result.optimal:
             break
-        bound = max(bound, float(result.objective) - float(tie.sum()))
+        # certified by weak duality from the row duals (not the primal objective), with the
+        # costs without the tie-breaker
+        bound = max(bound, dual_bound(sp.vstack([relaxation.A, *rows], format="csr"),
+                                      result.row_duals, relaxation.c - tie,
+                                      relaxation.col_lower, relaxation.col_upper))
         with heartbeat(progress, f"LP round {round_ + 1}: attacks on the relaxation",
                        quiet=True):
             violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0), phase)

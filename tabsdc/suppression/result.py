@@ -119,19 +119,41 @@ class SuppressionResult(ResultBase):
         if s.status == "no pattern":
             return "\n".join(lines)
         lines += [f"  {k}: {format_number(v)}" for k, v in totals.items()]
-        if self.method != "optimal":
-            lines.append("  gap: unknown (the method computes no lower bound; not proven "
-                         "optimal)")
+        lines.append("  " + self.quality())
         if self.method == "optimal":
-            lines.append(f"  bound {format_number(s.bound)}, gap {100 * s.gap:.4g} %, "
-                         f"rounds {s.rounds}, "
-                         f"cuts {s.cuts} (+{s.seed_rows} seed rows), "
+            lines.append(f"  rounds {s.rounds}, cuts {s.cuts} (+{s.seed_rows} seed rows), "
                          f"attacker LPs {s.attacker_solves}")
         if self.audit.insider is not None:
             lines.append("  " + self.audit.insider.headline())
         lines.append("  audit: " + ("every primary cell protected" if self.protected
                                     else f"NOT protected: {self.audit.why_not_protected()}"))
         return "\n".join(lines)
+
+    def ratio(self) -> float:
+        """The pattern's cost over the certified lower bound (``inf`` when the bound is 0
+        and the cost is not, ``nan`` without a pattern or a bound)."""
+        objective, bound = self.stats.objective, self.stats.bound
+        if not (np.isfinite(objective) and np.isfinite(bound)):
+            return np.nan
+        if bound <= 0:
+            return 1.0 if objective <= 0 else np.inf
+        return objective / bound
+
+    def quality(self) -> str:
+        """How far the pattern may be from the optimum, in one sentence: its cost against
+        the certified lower bound on the cost of every protecting pattern
+        (:mod:`tabsdc.suppression.bound`)."""
+        s = self.stats
+        if not np.isfinite(s.bound):
+            return "certified lower bound: none (no relaxation was solved)"
+        how = f", from {s.bound_how}" if s.bound_how else ""
+        if s.status == "optimal":
+            return (f"proven optimal: cost {format_number(s.objective)} = the certified "
+                    f"lower bound{how}")
+        ratio = self.ratio()
+        within = f"{ratio:.3g}x" if np.isfinite(ratio) else "an unknown multiple"
+        return (f"within {within} of the certified lower bound {format_number(s.bound)}{how} "
+                f"(gap {100 * s.gap:.3g} %; not proven optimal)")
 
     def to_frame(self) -> pd.DataFrame:
         """Suppressed cells with value, status, cost and their audit intervals (empty when
@@ -159,7 +181,9 @@ class SuppressionResult(ResultBase):
             "interrupted": self.interrupted,
             "objective": number(s.objective),
             "bound": number(s.bound),
+            "bound_how": s.bound_how,
             "gap": number(s.gap),
+            "ratio_to_bound": number(self.ratio()),
             "rounds": s.rounds,
             "cuts": s.cuts,
             "suppressed": np.flatnonzero(self.suppressed).tolist(),
@@ -190,8 +214,8 @@ class SuppressionResult(ResultBase):
             + {"optimal": "The pattern is proven optimal.",
                "no pattern": "The time limit came before any protecting pattern was "
                              "complete: every cell is withheld."}.get(
-                s.status, "The pattern is not proven optimal; the gap to the best bound is "
-                          "shown where one is known.")
+                s.status, "The pattern is not proven optimal: its cost is shown against a "
+                          "certified lower bound on the cost of every protecting pattern.")
         )
         metrics: dict[str, Any] = {"status": s.status, "time limited": s.time_limited,
                                    **self.totals()}
@@ -200,9 +224,10 @@ class SuppressionResult(ResultBase):
                                       "so far")
         if self.reason:
             metrics["method chosen by auto"] = self.reason
+        metrics.update({"certified lower bound": s.bound, "how the bound was found":
+                        s.bound_how, "cost / bound": self.ratio(), "gap %": 100 * s.gap})
         if self.method == "optimal":
-            metrics.update({"bound": s.bound, "gap %": 100 * s.gap, "rounds": s.rounds,
-                            "cuts": s.cuts})
+            metrics.update({"rounds": s.rounds, "cuts": s.cuts})
         figures = self._insider_figures()
         if figures:
             metrics["single-contributor respondents"] = figures["insider_respondents"]

@@ -107,6 +107,15 @@ def test_protect_from_microdata_and_from_jj(microdata_csv, tmp_path):
     again = tmp_path / "again.json"
     assert main(["protect", str(out), "--method", "heuristic", "--json", str(again)]) == 0
     assert json.loads(again.read_text())["secondary"] == []
+    # every method's JSON carries the certified lower bound and the gap against it
+    heuristic = tmp_path / "heuristic.json"
+    assert main(["protect", str(microdata_csv), "--dims", "region", "sector", "--value",
+                 "turnover", "--p", "10", "--cost", "count", "--method", "heuristic",
+                 "--json", str(heuristic)]) == 0
+    figures = json.loads(heuristic.read_text())
+    assert 0 < figures["bound"] <= data["objective"] <= figures["objective"]
+    assert figures["gap"] == pytest.approx(1 - figures["bound"] / figures["objective"])
+    assert figures["ratio_to_bound"] >= 1 and figures["bound_how"]
     assert main(["audit", str(out), "--json", str(tmp_path / "a.json")]) == 0
 
 
