@@ -101,7 +101,8 @@ def print_table(rows: list[Measurement], title: str) -> pd.DataFrame:
 def markdown_table(frame: pd.DataFrame) -> str:
     """The frame as a Markdown table (what ``docs/performance.md`` shows), without pandas'
     optional ``tabulate``."""
-    cells = frame.astype(str).to_numpy().tolist()
+    # str of each value: pandas' astype(str) keeps a missing value as a float NaN
+    cells = [[str(v) for v in row] for row in frame.to_numpy().tolist()]
     lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
              "|" + "---|" * len(frame.columns)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in cells])
