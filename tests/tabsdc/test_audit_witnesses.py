@@ -89,6 +89,7 @@ def test_the_steps_stop_where_a_cell_meets_its_bound(values, signs, upper):
     assert w.valid[0] == (w.upper[0] > w.lower[0])
 
 
+@pytest.mark.slow
 def test_parallel_bounds_equal_the_sequential_ones():
     result = suppress(small_hierarchical_table(6), "heuristic")
     one = audit(result.table)

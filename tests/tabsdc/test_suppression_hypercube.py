@@ -79,7 +79,7 @@ def test_products_of_line_vectors_are_attacks_on_the_whole_table():
         assert d[cell] == 1 and np.abs(table.A @ d).max() == 0
 
 
-@pytest.mark.parametrize("seed", [4, 5, 6])
+@pytest.mark.parametrize("seed", [4, 5, pytest.param(6, marks=pytest.mark.slow)])
 def test_hypercube_patterns_pass_the_independent_audit(seed):
     table = small_hierarchical_table(seed)
     result = suppress(table, "hypercube")
@@ -257,6 +257,7 @@ def test_batches_give_the_pattern_of_one_primary_at_a_time():
         assert [set(c.cells) for c in cubes] == [set(c.cells) for c in many.structures[cell]]
 
 
+@pytest.mark.slow
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), n=st.integers(150, 500))
 def test_hypercube_patterns_of_random_4d_tables_pass_the_independent_audit(seed, n):
