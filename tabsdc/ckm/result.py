@@ -33,8 +33,19 @@ def key_fields(record_key: str | None, *, seed: object) -> dict:
     return {"record_key": record_key, "seed": seed if isinstance(seed, int) else None}
 
 
+class _Perturbed:
+    """The status of a perturbation: one, since every cell is published with its noise."""
+
+    statuses = PerturbationStatus
+
+    @property
+    def status(self) -> PerturbationStatus:
+        """``"perturbed"``: every cell is published with its noise."""
+        return PerturbationStatus.PERTURBED
+
+
 @dataclass(frozen=True, eq=False)
-class CKMResult(ResultBase):
+class CKMResult(_Perturbed, ResultBase):
     """Outcome of :func:`tabsdc.ckm.perturb_counts`.
 
     Attributes
@@ -72,13 +83,6 @@ class CKMResult(ResultBase):
     record_key: str | None = None
     seed: object = None
     seconds: float = 0.0
-
-    statuses = PerturbationStatus
-
-    @property
-    def status(self) -> PerturbationStatus:
-        """``"perturbed"``: every cell is published with its noise."""
-        return PerturbationStatus.PERTURBED
 
     @cached_property
     def statistics(self) -> PerturbationStatistics:
@@ -135,7 +139,7 @@ class CKMResult(ResultBase):
 
 
 @dataclass(frozen=True, eq=False)
-class MagnitudeResult(ResultBase):
+class MagnitudeResult(_Perturbed, ResultBase):
     """Outcome of :func:`tabsdc.ckm.perturb_magnitudes`.
 
     Attributes
@@ -186,13 +190,6 @@ class MagnitudeResult(ResultBase):
     record_key: str | None = None
     seed: object = None
     seconds: float = 0.0
-
-    statuses = PerturbationStatus
-
-    @property
-    def status(self) -> PerturbationStatus:
-        """``"perturbed"``: every cell is published with its noise."""
-        return PerturbationStatus.PERTURBED
 
     @property
     def deviations(self) -> np.ndarray:

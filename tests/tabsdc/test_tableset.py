@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from tabsdc import (
@@ -217,7 +217,11 @@ def test_joint_suppression_is_audit_clean_on_the_combined_system(case):
     data, dims = case
     linked = TableSet.from_microdata(data, dims, "v")
     ruled_set = apply_rules(linked, FrequencyRule(3, level=20)).table
-    result = suppress(ruled_set, "optimal", cost="value", time_limit=60)
+    try:
+        result = suppress(ruled_set, "optimal", cost="value", time_limit=60)
+    except InputError as error:  # a respondent's own value leaves a primary no room: named
+        assert "no suppression pattern can protect" in str(error)
+        reject()
     assert result.audit.protected
     assert audit(result.table.combined).protected  # an independent audit of the whole system
     status = result.table.combined.cells["status"].to_numpy()
