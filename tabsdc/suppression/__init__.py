@@ -7,6 +7,10 @@ upper protection against the interval attack: "Contracts", protection). Methods:
 * ``"optimal"``: master MILP over the binaries with Fischetti-Salazar capacity cuts generated
   from the attacker LPs (:mod:`tabsdc.suppression.optimal`); proven optimal or, under a time
   limit, the best audit-clean pattern with its gap;
+* ``"guided"``: the hypercube pattern (on tables with dimensions), then the heuristic's
+  flows with each cell's cost lowered by the share of it the lower bound's LP relaxation
+  hides, and its clean-up (:mod:`tabsdc.suppression.guided`); the cheaper of the two
+  patterns;
 * ``"heuristic"``: least-cost deviation flows per failing requirement, then a clean-up pass
   (:mod:`tabsdc.suppression.heuristic`); any linear table;
 * ``"network"``: the same with the flows solved as min-cost flows on the table's network
@@ -49,6 +53,7 @@ from tabsdc.suppression.attacker import UP, Attacker, Requirement, capacities, r
 from tabsdc.suppression.bound import BOUND_SECONDS, BOUND_SHARE, LowerBound, lower_bound
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.costs import cell_costs
+from tabsdc.suppression.guided import guided_pattern
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
 from tabsdc.suppression.hypercube import (
     WIDE_COMBINATIONS,
@@ -70,7 +75,7 @@ from tabsdc.validation import check_choice, in_working_units, validate_table, wo
 
 __all__ = ["suppress", "choose_method", "SuppressionResult", "METHODS"]
 
-METHODS = ("auto", "optimal", "heuristic", "network", "modular", "hypercube")
+METHODS = ("auto", "optimal", "guided", "heuristic", "network", "modular", "hypercube")
 
 #: ``method="auto"`` runs the optimal method on tables up to this many cells (its incumbent
 #: and gap are kept under a time limit), the hypercube method on tables with dimensions above
@@ -91,8 +96,9 @@ def choose_method(table: Table) -> tuple[str, str]:
     the hypercube method, which needs no LP per requirement (on the 126,000-cell 4-D
     benchmark the heuristic routes fewer than 10 % of its requirements in 40 minutes, while
     the hypercube method protects it in under a minute; ``docs/large-tables.md``). Otherwise the
-    heuristic (any linear table, fewer secondaries than hypercubes; 9 minutes on the
-    114,912-cell 3-D benchmark).
+    guided method (any linear table; the hypercube pattern first where the table has
+    dimensions, so a time limit still gives a pattern, then routing steered by the lower
+    bound's LP relaxation, :mod:`tabsdc.suppression.guided`, kept when cheaper).
 
     Examples
     --------
@@ -108,14 +114,16 @@ def choose_method(table: Table) -> tuple[str, str]:
     if len(table.dims) >= 4 and n > AUTO_HYPERCUBE_CELLS:
         return "hypercube", (f"{n:,} cells > {AUTO_HYPERCUBE_CELLS:,} in {len(table.dims)} "
                              "dimensions: the hypercube method (no LP per requirement)")
-    return "heuristic", (f"{n:,} cells > {AUTO_OPTIMAL_CELLS:,}: the routing heuristic (local "
-                         "flows per requirement, then clean-up)")
+    return "guided", (f"{n:,} cells > {AUTO_OPTIMAL_CELLS:,}: the guided method (the "
+                      "hypercube pattern, then flows per requirement steered by the bound's "
+                      "relaxation and clean-up; the cheaper pattern)")
 
 
 @accepts_table_set
 def suppress(
     table: Table,
-    method: Literal["auto", "optimal", "heuristic", "network", "modular", "hypercube"] = "auto",
+    method: Literal["auto", "optimal", "guided", "heuristic", "network", "modular",
+                    "hypercube"] = "auto",
     cost: str | np.ndarray = "value",
     *,
     time_limit: float | Deadline | None = None,
@@ -136,7 +144,7 @@ def suppress(
     table : Table
         Primary cells have status ``u`` and protection levels ``lpl``/``upl``; cells with
         status ``z`` are never suppressed; cells already ``m`` stay suppressed.
-    method : {"auto", "optimal", "heuristic", "network", "modular", "hypercube"}
+    method : {"auto", "optimal", "guided", "heuristic", "network", "modular", "hypercube"}
         ``"auto"`` picks one by the table's size (:func:`choose_method`); the result says
         which and why.
     cost : {"value", "count", "entropy"}, column name or array
@@ -258,6 +266,11 @@ def suppress(
             pattern, stats = optimal_pattern(
                 table.A, reqs, attacker, router, c, fixed_on, fixed_off, labels,
                 deadline=deadline, progress=progress)
+        elif method == "guided":
+            pattern, stats, witnesses = _guided_or_hypercube(
+                table, reqs, attacker, router, c, fixed_on, fixed_off, labels, deadline,
+                progress, certified.relaxation, (prior, q, n_jobs, client, down, up,
+                                                 subtable_limit))
         else:
             pattern, stats, witnesses = _routed_pattern(
                 table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,
@@ -306,6 +319,34 @@ def _with_bound(stats: CutLoopStats, certified: LowerBound | None) -> CutLoopSta
     if status == "optimal" and not gap <= PROVEN_GAP:
         status = "feasible"
     return replace(stats, status=status, bound=bound, gap=gap, bound_how=how)
+
+
+def _guided_or_hypercube(table, reqs, attacker, router, c, fixed_on, fixed_off, labels,
+                         deadline, progress, relaxation, rest):
+    """The guided method: the hypercube pattern first (a fallback, on tables with
+    dimensions), then routing guided by the bound's relaxation and clean-up
+    (:mod:`tabsdc.suppression.guided`) in the time left; the cheaper of the two."""
+    prior, q, n_jobs, client, down, up, subtable_limit = rest
+    fallback = stats = witnesses = None
+    if table.dims:
+        fallback, stats, witnesses = _routed_pattern(
+            table, "hypercube", reqs, attacker, router, c, fixed_on, fixed_off, labels,
+            deadline, progress, (prior, q), (n_jobs, client), (down, up), subtable_limit)
+    pattern = guided_pattern(reqs, attacker, router, c, relaxation, fixed_on,
+                             ~fixed_on & ~fixed_off, labels, progress, deadline)
+    if pattern is not None and (fallback is None or c @ pattern < c @ fallback):
+        return pattern, CutLoopStats(
+            "feasible", float(c @ (pattern & ~fixed_on)), np.nan, np.nan, 0, 0, 0,
+            attacker.n_solves, deadline.elapsed(), time_limited=deadline.hit), None
+    if progress is not None and fallback is not None:
+        progress("guided: " + ("no routed pattern within the time limit" if pattern is None
+                               else "the routed pattern costs more") +
+                 ": the hypercube pattern is kept")
+    if fallback is None:
+        return None, CutLoopStats("no pattern", np.nan, np.nan, np.nan, 0, 0, 0,
+                                  attacker.n_solves, deadline.elapsed(),
+                                  time_limited=True), None
+    return fallback, replace(stats, time_limited=deadline.hit), witnesses
 
 
 def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,
