@@ -36,7 +36,7 @@ def linprog_exposed(table: Table) -> list[int]:
             res = linprog(np.where(free == j, sign, 0.0), A_eq=A[rows][:, free],
                           b_eq=A[rows][:, free] @ a[free], bounds=bounds, method="highs")
             assert res.status in (0, 3)
-            ends.append(sign * res.fun if res.status == 0 else sign * np.inf)
+            ends.append(sign * res.fun if res.status == 0 else -sign * np.inf)  # unbounded
         slack = 1e-6 * max(1.0, abs(a[j]))
         if ends[0] > a[j] - cells["lpl"].iloc[j] + slack or \
                 ends[1] < a[j] + cells["upl"].iloc[j] - slack:
