@@ -43,10 +43,13 @@ from tabsdc.suppression.attacker import (
     solve_flow,
 )
 
-__all__ = ["FlowRouter", "heuristic_pattern", "clean_up", "WIDER_HOPS"]
+__all__ = ["FlowRouter", "heuristic_pattern", "clean_up", "WIDER_HOPS", "WIDER_CELLS"]
 
-#: Relations beyond ``hops`` a route is sought within before the whole table's LP.
+#: Relations beyond ``hops`` a route is sought within before the whole table's LP, while
+#: the wider neighbourhood has at most ``WIDER_CELLS`` cells (on a 10^6-cell 4-D table six
+#: relations hold 213,484 cells, whose LP takes minutes).
 WIDER_HOPS = 2
+WIDER_CELLS = 50_000
 
 
 class FlowRouter:
@@ -91,8 +94,8 @@ class FlowRouter:
             cells = np.zeros(0, dtype=np.int64)
             for hops in range(self.hops, self.hops + WIDER_HOPS + 1):
                 wider = neighbourhood(self.by_column, self.by_row, req.cell, hops)
-                if len(wider) == len(cells):  # the neighbourhood holds its whole component
-                    break
+                if len(wider) == len(cells) or (hops > self.hops and len(wider) > WIDER_CELLS):
+                    break  # its whole component already, or too wide for a local LP
                 cells = wider
                 carrying = local_flow(self.by_column, cells, req, self.up[cells],
                                       self.down[cells], w[cells], self.deadline.solver_limit())
