@@ -10,13 +10,12 @@ from tabsdc import Table
 from tabsdc.audit import audit
 from tabsdc.audit.witnesses import derived_cells, witness_bounds
 from tabsdc.errors import InputError
-from tabsdc.suppression import suppress
-from tests.tabsdc.test_parallel import small_hierarchical_table
+from tests.tabsdc.test_parallel import small_hierarchical_table, suppressed_small_table
 
 
 @pytest.mark.parametrize("seed", [4, 5, 9])
 def test_witness_bounds_lie_inside_the_exact_intervals(seed):
-    result = suppress(small_hierarchical_table(seed), "hypercube")
+    result = suppressed_small_table(seed, "hypercube")
     assert result.witnesses is not None and result.witnesses.shape[1] > 0
     proven = audit(result.table, witnesses=result.witnesses)
     exact = audit(result.table)
@@ -40,7 +39,7 @@ def test_witness_bounds_lie_inside_the_exact_intervals(seed):
 
 
 def test_a_witness_that_breaks_a_relation_or_moves_a_published_cell_is_dropped():
-    result = suppress(small_hierarchical_table(4), "hypercube")
+    result = suppressed_small_table(4, "hypercube")
     table = result.table
     hidden = result.suppressed
     D = result.witnesses.tocsc()
@@ -57,7 +56,7 @@ def test_a_witness_that_breaks_a_relation_or_moves_a_published_cell_is_dropped()
 
 
 def test_false_witnesses_cannot_make_an_unprotected_table_pass():
-    result = suppress(small_hierarchical_table(5), "hypercube")
+    result = suppressed_small_table(5, "hypercube")
     table = result.table
     status = table.cells["status"].to_numpy().copy()
     status[result.secondary.to_numpy()] = "s"  # publish every secondary: primaries exposed
@@ -91,7 +90,7 @@ def test_the_steps_stop_where_a_cell_meets_its_bound(values, signs, upper):
 
 @pytest.mark.slow
 def test_parallel_bounds_equal_the_sequential_ones():
-    result = suppress(small_hierarchical_table(6), "heuristic")
+    result = suppressed_small_table(6, "heuristic")
     one = audit(result.table)
     two = audit(result.table, n_jobs=2)
     # the same LP optima; warm starts from other bases differ only in rounding
@@ -117,7 +116,7 @@ def test_cells_given_away_by_elimination_have_point_intervals(seed):
 
 @pytest.mark.parametrize("seed, method", [(4, "heuristic"), (5, "modular"), (9, "hypercube")])
 def test_witnesses_searched_in_any_pattern_agree_with_the_exact_audit(seed, method):
-    result = suppress(small_hierarchical_table(seed), method)
+    result = suppressed_small_table(seed, method)
     searched = audit(result.table, witnesses="search")
     exact = audit(result.table)
     assert searched.protected == exact.protected
@@ -133,7 +132,7 @@ def test_witnesses_searched_in_any_pattern_agree_with_the_exact_audit(seed, meth
 
 
 def test_a_searched_audit_finds_the_primaries_a_pattern_exposes():
-    result = suppress(small_hierarchical_table(5), "hypercube")
+    result = suppressed_small_table(5, "hypercube")
     status = result.table.cells["status"].to_numpy().copy()
     status[result.secondary.to_numpy()] = "s"  # publish every secondary: primaries exposed
     exposed = result.table.with_columns(status=status)
@@ -145,7 +144,7 @@ def test_a_searched_audit_finds_the_primaries_a_pattern_exposes():
 def test_a_table_of_relations_only_is_settled_without_hypercubes():
     from tabsdc.audit.witness_search import search_witnesses
 
-    result = suppress(small_hierarchical_table(4), "hypercube")
+    result = suppressed_small_table(4, "hypercube")
     table = result.table
     relations_only = Table(table.cells.reset_index(drop=True), table.A, table.b)
     with pytest.raises(InputError, match="dimensions and hierarchies"):
@@ -162,7 +161,7 @@ def test_a_table_of_relations_only_is_settled_without_hypercubes():
 def test_the_witness_search_in_parallel_finds_the_same_witnesses():
     from tabsdc.audit.witness_search import search_witnesses
 
-    result = suppress(small_hierarchical_table(7), "heuristic")
+    result = suppressed_small_table(4, "heuristic")  # the pattern searched above
     one = search_witnesses(result.table, result.suppressed)
     two = search_witnesses(result.table, result.suppressed, n_jobs=2, batch=16)
     assert one.shape[1] > 0 and one.shape == two.shape

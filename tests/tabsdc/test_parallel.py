@@ -1,6 +1,7 @@
 """Parallel and distributed execution: identical answers with one process, a pool and Dask."""
 
 import os
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -9,7 +10,7 @@ import pytest
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc.errors import InputError
 from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
-from tabsdc.suppression import suppress
+from tabsdc.suppression import SuppressionResult, suppress
 from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
 
@@ -38,6 +39,14 @@ def small_hierarchical_table(seed: int = 4) -> Table:
     hierarchies = {"a2": Hierarchy.from_levels(data[["a1", "a2"]].drop_duplicates())}
     table = Table.from_microdata(data, ["a2", "g", "s"], "v", hierarchies=hierarchies, top=2)
     return apply_rules(table, [PPercentRule(15), FrequencyRule(3)]).table
+
+
+@lru_cache
+def suppressed_small_table(seed: int, method: str) -> SuppressionResult:
+    """``suppress(small_hierarchical_table(seed), method)`` with the defaults, once a test
+    session: several test modules examine the same patterns, and each run costs seconds (most
+    of it the lower bound). Callers read the result and never change it in place."""
+    return suppress(small_hierarchical_table(seed), method)
 
 
 def test_results_come_back_in_task_order():
@@ -101,7 +110,7 @@ def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
 
 def test_hypercube_pattern_and_its_audit_do_not_depend_on_n_jobs_or_dask(dask_client):
     table = small_hierarchical_table(5)
-    one = suppress(table, "hypercube", n_jobs=1)
+    one = suppressed_small_table(5, "hypercube")  # n_jobs=1, the default
     two = suppress(table, "hypercube", n_jobs=2)
     distributed = suppress(table, "hypercube", client=dask_client)
     assert one.protected and two.protected and distributed.protected

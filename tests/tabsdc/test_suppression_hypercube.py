@@ -21,7 +21,7 @@ from tabsdc.suppression.hypercube import (
     uncertified,
     widen_cover,
 )
-from tests.tabsdc.test_parallel import small_hierarchical_table
+from tests.tabsdc.test_parallel import small_hierarchical_table, suppressed_small_table
 
 
 def two_hierarchies_table(seed: int = 0) -> Table:
@@ -81,8 +81,7 @@ def test_products_of_line_vectors_are_attacks_on_the_whole_table():
 
 @pytest.mark.parametrize("seed", [4, 5, pytest.param(6, marks=pytest.mark.slow)])
 def test_hypercube_patterns_pass_the_independent_audit(seed):
-    table = small_hierarchical_table(seed)
-    result = suppress(table, "hypercube")
+    result = suppressed_small_table(seed, "hypercube")
     assert result.method == "hypercube" and result.status == "feasible"
     assert result.protected
     independent = audit(result.table)  # the audit of the published table, from scratch
