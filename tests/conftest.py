@@ -15,3 +15,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 #: Small input files of the tests, one folder per area; each folder's README.md names every
 #: file's source and licence. Tests read nothing outside the repository.
 DATA = Path(__file__).resolve().parent / "data"
+
+
+def examples(fast: int, ci: int) -> int:
+    """How many examples a costly property test draws (each of its examples solves several
+    models): ``fast`` in ``make test``, ``ci`` under the ``ci`` profile (``make test-slow``,
+    which ``.ci/run`` runs after the fast suite).
+
+    Examples
+    --------
+    >>> examples(5, 25) == (25 if settings.get_current_profile_name() == "ci" else 5)
+    True
+    """
+    return ci if settings.get_current_profile_name() == "ci" else fast

@@ -16,6 +16,7 @@ from tabsdc.cta.mass import MassJob, MassRelaxation
 from tabsdc.cta.milp import solve_milp
 from tabsdc.cta.problem import build_problem
 from tabsdc.cta.search import consistent_directions, direction_groups
+from tests.conftest import examples
 
 from .test_cta import enumerate_l1, grid, hierarchical, mark, sensitive_tables
 
@@ -31,7 +32,7 @@ def lp_relaxation_bound(problem) -> float:
     return lagrangian_bound(problem, model.duals(result), "l1", np.inf)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(15, 40), deadline=None)
 @given(table=sensitive_tables(), kind=st.sampled_from(["count", "inverse"]),
        method=st.sampled_from(["fixed-directions", "heuristic"]))
 def test_mass_bound_is_below_the_optimum_and_the_reported_bound_above_the_lp_relaxation(

@@ -5,12 +5,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import Table
 from tabsdc.cta import adjust, verify_adjustment
 from tabsdc.cta.solution import certify
+from tests.conftest import examples
 
 from .test_cta import sensitive_tables
 
@@ -78,6 +79,7 @@ def test_a_contradicted_bound_certifies_nothing():
     assert certify(4e-6, [3e-6], scale=1e-6)[2] == "feasible"
 
 
+@settings(max_examples=examples(8, 100), deadline=None)
 @given(table=sensitive_tables(), k=st.integers(-6, 9),
        cost=st.sampled_from(["count", "inverse"]),
        method=st.sampled_from(["milp", "heuristic"]))

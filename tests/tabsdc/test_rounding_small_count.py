@@ -16,7 +16,7 @@ from tabsdc import Table
 from tabsdc.errors import InputError
 from tabsdc.rounding import round_small_counts, round_table
 from tabsdc.rounding.small_count import contribution_matrix
-from tests.conftest import DATA
+from tests.conftest import DATA, examples
 
 
 def published_cells(inner: pd.DataFrame, dims, column: str) -> pd.Series:
@@ -62,7 +62,7 @@ def microdata(seed: int, n: int = 250) -> pd.DataFrame:
         "sex": rng.choice(["m", "f"], n)})
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(6, 15), deadline=None)
 @given(seed=st.integers(0, 10**6), base=st.sampled_from([2, 3, 5]),
        extra=st.integers(0, 3), n=st.integers(30, 400))
 def test_every_published_table_keeps_the_promises(seed, base, extra, n):

@@ -10,6 +10,7 @@ from tabsdc import Hierarchy, InputError, Table
 from tabsdc.audit import audit
 from tabsdc.progress import Deadline
 from tabsdc.suppression import suppress
+from tests.conftest import examples
 
 
 def with_primaries(table: Table, primaries: dict, share: float = 0.2) -> Table:
@@ -114,7 +115,7 @@ def random_tables(draw):
     return table.with_columns(status=status, lpl=level, upl=level)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(10, 25), deadline=None)
 @given(random_tables(), st.sampled_from(["value", "count"]))
 def test_every_pattern_passes_the_audit_and_optimal_is_cheapest(table, cost):
     heuristic = suppress(table, "heuristic", cost=cost)
@@ -229,7 +230,7 @@ def test_subtables_cover_every_cell_and_relation():
     assert (holders == 2).sum() == 264
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(5, 10), deadline=None)
 @given(random_tables())
 def test_modular_patterns_pass_the_audit(table):
     result = suppress(table, "modular")
@@ -245,7 +246,7 @@ def test_a_table_without_primaries_needs_no_suppression(method):
     assert not result.suppressed.any() and result.audit.protected
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(6, 15), deadline=None)
 @given(random_tables())
 def test_local_routing_gives_audit_clean_patterns(table):
     """Force local routing and local certificates (large-table mode) on small tables."""

@@ -16,6 +16,7 @@ from tabsdc.progress import Deadline
 from tabsdc.suppression import suppress
 from tabsdc.suppression.attacker import Attacker, capacities, requirements
 from tabsdc.suppression.bound import dual_bound, lower_bound, seed_rows
+from tests.conftest import examples
 from tests.tabsdc.test_suppression import (
     brute_force_optimum,
     grid,
@@ -36,7 +37,7 @@ def model_bound(table, cost: str = "value", seconds: float | None = 60.0):
                        np.zeros(table.n_cells, dtype=bool), deadline=Deadline(seconds))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(8, 25), deadline=None)
 @given(random_tables(), st.sampled_from(["value", "count"]))
 def test_the_bound_is_never_above_the_proven_optimum_nor_any_pattern(table, cost):
     optimal = suppress(table, "optimal", cost=cost)

@@ -17,6 +17,7 @@ from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc.suppression import choose_method, heuristic, suppress
 from tabsdc.suppression.attacker import Requirement, capacities
 from tabsdc.table import HIDDEN_STATUSES
+from tests.conftest import examples
 from tests.tabsdc.test_suppression import random_tables
 
 
@@ -44,7 +45,7 @@ def linprog_exposed(table: Table) -> list[int]:
     return exposed
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(8, 20), deadline=None)
 @given(random_tables(), st.sampled_from(["value", "count"]))
 def test_guided_protects_and_never_costs_more_than_the_hypercube_pattern(table, cost):
     guided = suppress(table, "guided", cost=cost)

@@ -21,6 +21,7 @@ from tabsdc.cta import adjust
 from tabsdc.release import write_publishable
 from tabsdc.suppression import suppress
 from tabsdc.tableset import TableSetResult
+from tests.conftest import examples
 
 # 14 companies: activity, region, size class, turnover. Table 1 is activity x region,
 # table 2 activity x size; they share the activity margin and the grand total.
@@ -191,7 +192,7 @@ def linked_sets(draw):
     return data, [pairs[i] for i in chosen]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(10, 25), deadline=None)
 @given(linked_sets())
 def test_each_table_of_a_set_equals_the_table_built_alone(case):
     data, dims = case
@@ -211,7 +212,7 @@ def test_each_table_of_a_set_equals_the_table_built_alone(case):
     assert linked.n_cells == len(np.unique(np.concatenate(linked.positions)))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(6, 12), deadline=None)
 @given(linked_sets())
 def test_joint_suppression_is_audit_clean_on_the_combined_system(case):
     data, dims = case

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import AdditivityError, InputError, Table
@@ -12,6 +12,7 @@ from tabsdc.cli import main
 from tabsdc.io.jj import parse_jj
 from tabsdc.suppression import suppress
 from tabsdc.validation import in_working_units, validate_table, working_unit
+from tests.conftest import examples
 
 #: The tau-ARGUS manual's audit example (12 cells, 4 primaries); its intervals are known:
 #: cells 4, 5, 7, 8 lie in [3, 6], [1, 4], [0, 3], [0, 3].
@@ -157,6 +158,7 @@ def test_audit_verdicts_do_not_change_when_a_table_is_scaled(values, hidden, k):
                                rtol=1e-7, atol=1e-7)
 
 
+@settings(max_examples=examples(8, 100), deadline=None)
 @given(
     values=st.lists(st.integers(1, 60), min_size=9, max_size=9),
     primary=st.sets(st.integers(0, 8), min_size=1, max_size=3),

@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 
 from tabsdc.ckm import build_ptable, read_ptable
 from tabsdc.errors import InputError
-from tests.conftest import DATA
+from tests.conftest import DATA, examples
 
 PTAB_FREQ = DATA / "ckm" / "ptab_freq.txt"
 PTAB_SAVINGS = DATA / "ckm" / "ptab_savings_all.txt"
@@ -82,7 +82,7 @@ def test_rows_agree_with_scipy_slsqp(D, V, js, pstay, rule):
         assert entropy(row["p"].to_numpy()) >= entropy(reference) - 1e-6
 
 
-@settings(max_examples=10)
+@settings(max_examples=examples(5, 10))
 @given(D=st.integers(2, 7), V=st.floats(0.8, 4.0), js=st.integers(0, 3),
        pstay=st.one_of(st.none(), st.floats(0.05, 0.6)))
 @example(D=5, V=3.9953277756380405, js=0, pstay=None)  # a singular Newton system
