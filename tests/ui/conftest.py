@@ -61,22 +61,33 @@ def served(tmp_path_factory) -> ServedApp:
     app.stop()
 
 
+def ruled_by_api(levels: dict[str, list[str]]) -> Table:
+    """The API's table of the survey's turnover by the dimensions of ``levels`` (each with
+    its level columns), after the tests' rules (p% 10, frequency 3)."""
+    data = load_business_survey()
+    hierarchies = {dim: Hierarchy.from_levels(data[[*above, dim]])
+                   for dim, above in levels.items()}
+    table = Table.from_microdata(data, list(levels), "TURNOVER", hierarchies=hierarchies)
+    return apply_rules(table, [PPercentRule(10), FrequencyRule(3)]).table
+
+
+def published_by_api(ruled: Table, folder: Path) -> bytes:
+    """The publishable file of the API's optimal suppression (by value) of ``ruled``."""
+    from tabsdc.release import write_publishable
+    from tabsdc.suppression import suppress
+
+    result = suppress(ruled, "optimal", "value", time_limit=60)
+    assert result.stats.status == "optimal"
+    return write_publishable(result.table, folder / "p.csv").read_bytes()
+
+
 @pytest.fixture(scope="session")
 def api_ruled() -> Table:
     """The API's table after the rules, for the tests' choices."""
-    data = load_business_survey()
-    hierarchies = {dim: Hierarchy.from_levels(data[[*LEVELS[dim], dim]]) for dim in DIMS}
-    table = Table.from_microdata(data, DIMS, "TURNOVER", hierarchies=hierarchies)
-    return apply_rules(table, [PPercentRule(10), FrequencyRule(3)]).table
+    return ruled_by_api({dim: LEVELS[dim] for dim in DIMS})
 
 
 @pytest.fixture(scope="session")
 def api_publishable(api_ruled, tmp_path_factory) -> bytes:
     """The publishable file of the API's optimal suppression for the tests' choices."""
-    from tabsdc.release import write_publishable
-    from tabsdc.suppression import suppress
-
-    result = suppress(api_ruled, "optimal", "value", time_limit=60)
-    assert result.stats.status == "optimal"
-    path = write_publishable(result.table, tmp_path_factory.mktemp("api") / "p.csv")
-    return path.read_bytes()
+    return published_by_api(api_ruled, tmp_path_factory.mktemp("api"))

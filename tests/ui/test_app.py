@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.ui.conftest import SURVEY
+from tests.ui.conftest import SURVEY, uvicorn
 
 
 def call(url: str, body: bytes | dict | None = None, method: str | None = None
@@ -119,12 +119,16 @@ def test_the_command_serves_the_page_on_a_free_local_port(command, tmp_path):
     (["--max-jobs", "0"], "the job limit must be at least 1, not 0"),
     (["--idle-minutes", "-5"], "the idle time of a session must be positive, not -5 minutes"),
 ])
-def test_the_command_refuses_a_limit_that_cannot_work(option, message, tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    done = subprocess.run([sys.executable, "-m", "tabsdc.ui", "--no-browser", *option],
-                          env=env, capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == f"tabsdc ui: error: {message}"
+def test_the_command_refuses_a_limit_that_cannot_work(option, message, capsys, monkeypatch):
+    # in this process (the command's own process is the test above): a server that starts
+    # fails the test instead of serving forever
+    from tabsdc.ui.__main__ import main
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *args, **kwargs: pytest.fail(
+        f"the app was served with {option}"))
+    assert main(["--no-browser", *option]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == f"tabsdc ui: error: {message}"
 
 
 def test_the_command_and_the_app_have_the_same_defaults():

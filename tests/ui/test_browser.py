@@ -218,7 +218,7 @@ def test_cancel_stops_the_worker(served, browser):
 
 def test_a_refused_rule_clears_the_counts_and_blocks_protection(served, browser):
     browser.get(served.url)
-    choose_table(browser, DIMS, LEVELS)
+    choose_table(browser, ["A21", "NUTS2"], {"A21": ["A10"], "NUTS2": ["NUTS1"]})
     wait_for(browser, lambda d: text(d, "primary-count").isdigit())
     assert browser.find_elements(By.CSS_SELECTOR, "#rules-map td")
     p = browser.find_element(By.ID, "rule-p")

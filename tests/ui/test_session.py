@@ -19,7 +19,7 @@ from tabsdc.audit import audit
 from tabsdc.errors import InputError
 from tabsdc.ui.jobs import Job
 from tabsdc.ui.session import Session
-from tests.ui.conftest import DIMS, LEVELS, SURVEY
+from tests.ui.conftest import DIMS, LEVELS, SURVEY, published_by_api, ruled_by_api
 
 HIERARCHIES = {dim: {"kind": "levels", "columns": LEVELS[dim]} for dim in DIMS}
 #: A smaller table (144 cells) for the tests that run several methods.
@@ -74,10 +74,15 @@ def ruled_session(session: Session, hierarchies: dict = HIERARCHIES) -> Session:
     return session
 
 
-def test_suppression_session_publishes_what_the_api_publishes(session, api_publishable):
-    ruled_session(session)
+def test_suppression_session_publishes_what_the_api_publishes(session, tmp_path):
+    ruled_session(session, SMALL)
     session.start_protection({"method": "suppression", "algorithm": "optimal",
                               "cost": "value", "time_limit": 60})
+    (tmp_path / "api").mkdir()  # the API's run while the session's worker runs
+    api_ruled = ruled_by_api({dim: spec["columns"] for dim, spec in SMALL.items()})
+    api_publishable = published_by_api(api_ruled, tmp_path / "api")
+    primaries = int((api_ruled.cells["status"] == "u").sum())
+    assert api_publishable.count(b",x\n") > primaries > 0  # secondaries too
     assert wait(session)["state"] == "done"
     check = session.check()
     assert check["passed"] and check["failing"]["rows"] == []
