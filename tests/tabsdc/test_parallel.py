@@ -42,11 +42,19 @@ def small_hierarchical_table(seed: int = 4) -> Table:
 
 
 @lru_cache
+def small_table_run(seed: int, method: str) -> tuple[SuppressionResult, tuple[str, ...]]:
+    """``suppress(small_hierarchical_table(seed), method)`` with the defaults and its progress
+    lines, once a test session: several test modules examine the same patterns, and each run
+    costs seconds (most of it the lower bound). Callers read the result and never change it
+    in place."""
+    lines: list[str] = []
+    result = suppress(small_hierarchical_table(seed), method, progress=lines.append)
+    return result, tuple(lines)
+
+
 def suppressed_small_table(seed: int, method: str) -> SuppressionResult:
-    """``suppress(small_hierarchical_table(seed), method)`` with the defaults, once a test
-    session: several test modules examine the same patterns, and each run costs seconds (most
-    of it the lower bound). Callers read the result and never change it in place."""
-    return suppress(small_hierarchical_table(seed), method)
+    """The result of :func:`small_table_run`."""
+    return small_table_run(seed, method)[0]
 
 
 def test_results_come_back_in_task_order():

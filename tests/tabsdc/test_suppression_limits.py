@@ -13,7 +13,11 @@ import pytest
 from tabsdc import Table
 from tabsdc.progress import Deadline
 from tabsdc.suppression import METHODS, choose_method, suppress
-from tests.tabsdc.test_parallel import small_hierarchical_table
+from tests.tabsdc.test_parallel import (
+    small_hierarchical_table,
+    small_table_run,
+    suppressed_small_table,
+)
 
 
 def ticking(seconds: float) -> Deadline:
@@ -38,7 +42,7 @@ def grid_with_primaries(size: int = 8, seed: int = 1) -> Table:
 
 @pytest.fixture(scope="module")
 def table() -> Table:
-    return small_hierarchical_table()
+    return small_hierarchical_table(4)
 
 
 @pytest.mark.parametrize("method", [m for m in METHODS if m not in ("auto", "network")])
@@ -60,7 +64,7 @@ def test_network_method_stops_too():
 def test_heuristic_cut_during_clean_up_keeps_a_protecting_pattern(table):
     # routing needs about 190 clock readings here, the whole run about 370
     limited = suppress(table, "heuristic", time_limit=ticking(280))
-    full = suppress(table, "heuristic")
+    full = suppressed_small_table(4, "heuristic")  # the same table, without a limit
     assert limited.status == "feasible" and limited.stats.time_limited
     assert limited.protected and full.protected and not full.stats.time_limited
     assert limited.secondary.sum() > full.secondary.sum()  # the clean-up was cut short
@@ -80,8 +84,7 @@ def test_a_real_time_limit_on_a_table_that_needs_longer_is_reported():
 
 
 def test_progress_lines_name_the_phase_and_close_with_the_count(table):
-    lines: list[str] = []
-    result = suppress(table, "heuristic", progress=lines.append)
+    result, lines = small_table_run(4, "heuristic")  # the module's table
     n_reqs = sum(1 for lev in ("lpl", "upl")
                  for x in table.cells.loc[table.cells["status"] == "u", lev] if x > 0)
     assert lines[0].startswith("lower bound: ")  # the certified bound comes first
