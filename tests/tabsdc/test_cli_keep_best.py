@@ -58,7 +58,7 @@ def run_interrupted(argv: list[str], at: str, cwd: Path) -> tuple[int, str]:
 
 @pytest.mark.parametrize("keep", [True, False])
 def test_ctrl_c_after_the_first_pattern(tmp_path, keep):
-    grid_jj(tmp_path / "g.jj")
+    grid_jj(tmp_path / "g.jj", k=20)
     argv = ["protect", "g.jj", "--method", "optimal", "--out", "p.jj", "--json", "p.json",
             "--publish", "p.csv", *(["--keep-best"] if keep else [])]
     # the optimal method's first LP round comes after its first (heuristic) pattern
@@ -132,8 +132,8 @@ def test_keep_best_never_writes_a_pattern_that_fails_the_audit(tmp_path, monkeyp
 
     monkeypatch.setattr(protect, "suppress", unprotecting)
     out, js = tmp_path / "p.jj", tmp_path / "p.json"
-    assert main(["protect", str(tmp_path / "g.jj"), "--out", str(out), "--json", str(js),
-                 "--keep-best"]) == 130
+    assert main(["protect", str(tmp_path / "g.jj"), "--method", "heuristic", "--out",
+                 str(out), "--json", str(js), "--keep-best"]) == 130
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.endswith("; --keep-best: the pattern found so far fails the audit, so it was "
                          "not written; no output written")
