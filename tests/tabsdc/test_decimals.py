@@ -4,8 +4,6 @@ The expected text of every published cell is computed independently, with exact 
 arithmetic (:class:`decimal.Decimal` sums of the input's text), and compared with the file
 byte for byte."""
 
-import subprocess
-import sys
 from decimal import Decimal
 
 import numpy as np
@@ -19,6 +17,7 @@ from tabsdc.cta import adjust
 from tabsdc.decimals import decimals_in_text, decimals_of
 from tabsdc.release import publishable_frame, write_publishable
 from tabsdc.rounding import round_table
+from tests.tabsdc.command_line import run_tabsdc
 
 
 def records(n: int = 2000, decimals: int = 1, seed: int = 0) -> pd.DataFrame:
@@ -47,11 +46,6 @@ def exact_sums(data: pd.DataFrame, decimals: int) -> dict[tuple[str, str], str]:
 def published(path) -> dict[tuple[str, str], str]:
     frame = pd.read_csv(path, dtype=str, encoding="utf-8-sig")
     return {(s, r): v for s, r, v in frame.to_numpy()}
-
-
-def run_tabsdc(*argv, cwd):
-    return subprocess.run([sys.executable, "-m", "tabsdc.cli", *map(str, argv)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
 
 
 def test_the_command_line_publishes_the_decimals_of_the_input_text(tmp_path):

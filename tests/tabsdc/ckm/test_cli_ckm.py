@@ -1,4 +1,5 @@
-"""``tabsdc ptable`` and ``tabsdc ckm`` as a user runs them (subprocesses)."""
+"""``tabsdc ptable`` and ``tabsdc ckm`` as a user runs them (``ptable`` in a subprocess, the
+others in this process: :mod:`tests.tabsdc.command_line`)."""
 
 import json
 import subprocess
@@ -9,6 +10,7 @@ import pandas as pd
 
 from tabsdc.ckm import read_ptable
 from tests.conftest import DATA
+from tests.tabsdc.command_line import run_tabsdc
 
 
 def tabsdc(*argv, cwd):
@@ -34,7 +36,7 @@ def test_ckm_command_publishes_perturbed_counts_only(tmp_path):
                  ).assign(big=lambda d: d["region"].str[0].str.upper()).to_csv(
         tmp_path / "people.csv", index=False)
     (tmp_path / "p.txt").write_bytes((DATA / "ckm" / "ptab_freq.txt").read_bytes())
-    done = tabsdc("ckm", "people.csv", "--dims", "region", "sex", "--hierarchy",
+    done = run_tabsdc("ckm", "people.csv", "--dims", "region", "sex", "--hierarchy",
                   "region=big,region", "--record-key", "rkey", "--ptable", "p.txt",
                   "--publish", "pub.csv", "--out", "cells.csv", "--json", "r.json",
                   "--html", "r.html", cwd=tmp_path)
@@ -57,11 +59,11 @@ def test_ckm_command_publishes_perturbed_counts_only(tmp_path):
 def test_ckm_command_bad_input_exits_2(tmp_path):
     pd.DataFrame({"a": ["x", "y"], "k": ["0.5", "2"]}).to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "p.txt").write_bytes((DATA / "ckm" / "ptab_freq.txt").read_bytes())
-    done = tabsdc("ckm", "d.csv", "--dims", "a", "--record-key", "k", "--ptable", "p.txt",
+    done = run_tabsdc("ckm", "d.csv", "--dims", "a", "--record-key", "k", "--ptable", "p.txt",
                   "--publish", "pub.csv", cwd=tmp_path)
     assert done.returncode == 2
     assert "column 'k', line 3: a record key must be a number in [0, 1)" in done.stderr
     assert not (tmp_path / "pub.csv").exists()
-    done = tabsdc("ckm", "d.csv", "--dims", "a", "--ptable", "missing.txt",
+    done = run_tabsdc("ckm", "d.csv", "--dims", "a", "--ptable", "missing.txt",
                   "--publish", "pub.csv", cwd=tmp_path)
     assert done.returncode == 2 and "missing.txt" in done.stderr
