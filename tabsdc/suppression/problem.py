@@ -6,7 +6,7 @@ A method is a function ``method(problem, options) -> MethodOutcome`` (as network
 * :class:`SuppressionProblem`: the table in its working unit, the requirements of its
   primaries, the costs (in a unit of ordinary size), the cells fixed hidden or published,
   each cell's room down and up (``L = a - lb``, ``U = ub - a``,
-  :func:`tabsdc.suppression.attacker.capacities`) and the respondents of its
+  :func:`tabsdc.bounds.capacities`) and the respondents of its
   single-contributor primaries; it builds the attacker and the router a method asks for;
 * :class:`MethodOptions`: how the method runs (deadline, progress, the intruder's prior,
   parallel work, the modular method's sub-table limit);
@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import Insiders, insider_groups
+from tabsdc.bounds import capacities
 from tabsdc.errors import InputError
 from tabsdc.progress import Deadline, Progress
-from tabsdc.suppression.attacker import Attacker, Requirement, capacities, requirements
+from tabsdc.respondents import Insiders, insider_groups
+from tabsdc.suppression.attacker import Attacker, Requirement, requirements
 from tabsdc.suppression.bound import BOUND_SECONDS, BOUND_SHARE, LowerBound, lower_bound
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
 from tabsdc.suppression.optimal import CutLoopStats

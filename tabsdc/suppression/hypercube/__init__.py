@@ -33,40 +33,26 @@ still unmet is left to the caller, which routes it by LP. A clean-up pass then p
 again, most expensive first, every secondary whose primaries all find another hypercube
 among the cells still hidden.
 
-One idea per module:
+The candidate search, the cover of chosen hypercubes and the hypercubes clear of the
+respondents are shared with the audit's witness search and live below both
+(:mod:`tabsdc.hypercubes`); this package holds the method's own phases, one idea per module:
 
-* :mod:`.lines`: the one-dimensional vectors through each code, as matrices;
-* :mod:`.contraction`: sums over the corners of every candidate as matrix products;
-* :mod:`.search`: the candidates of the primaries and their evaluation on a pattern;
-* :mod:`.cover`: the hypercubes chosen per primary, the choice for one primary, the
-  hypercubes as witnesses;
 * :mod:`.greedy`: a least-cost hypercube per primary, largest level first, and the wider
   search;
 * :mod:`.boxes`: routing within a box around the primary of what no hypercube meets;
 * :mod:`.cleanup`: the clean-up against the hypercubes;
-* :mod:`.insiders`: hypercubes clear of the respondents of single-contributor cells;
 * :mod:`.certify`: the independent check of the certificates;
 * :mod:`.method`: the method, its phases in order.
 """
 
+from tabsdc.hypercubes import WIDE_COMBINATIONS, HypercubeSearch, line_vectors
 from tabsdc.suppression.hypercube.boxes import BOX_CELLS, route_in_boxes
 from tabsdc.suppression.hypercube.certify import uncertified
 from tabsdc.suppression.hypercube.cleanup import clean_up_hypercubes
-from tabsdc.suppression.hypercube.cover import Cover, choose_hypercubes, deviation_columns
 from tabsdc.suppression.hypercube.greedy import hypercube_pattern, widen_cover
-from tabsdc.suppression.hypercube.insiders import avoid_insiders
-from tabsdc.suppression.hypercube.lines import line_vectors
 from tabsdc.suppression.hypercube.method import hypercube_method
-from tabsdc.suppression.hypercube.search import (
-    MAX_COMBINATIONS,
-    WIDE_COMBINATIONS,
-    Evaluation,
-    Hypercube,
-    HypercubeSearch,
-    Pattern,
-)
 
-__all__ = ["Cover", "Evaluation", "Hypercube", "HypercubeSearch", "Pattern",
-           "avoid_insiders", "choose_hypercubes", "clean_up_hypercubes", "deviation_columns",
-           "hypercube_method", "hypercube_pattern", "line_vectors", "route_in_boxes",
-           "uncertified", "widen_cover", "BOX_CELLS", "MAX_COMBINATIONS", "WIDE_COMBINATIONS"]
+#: The method's phases, and the search names its callers use with them.
+__all__ = ["hypercube_method", "hypercube_pattern", "widen_cover", "route_in_boxes",
+           "clean_up_hypercubes", "uncertified", "BOX_CELLS", "HypercubeSearch",
+           "line_vectors", "WIDE_COMBINATIONS"]

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.hypercubes.cover import Cover
+from tabsdc.hypercubes.search import HypercubeSearch
 from tabsdc.progress import Deadline
 from tabsdc.suppression.attacker import local_flow
-from tabsdc.suppression.hypercube.cover import Cover
-from tabsdc.suppression.hypercube.search import HypercubeSearch
 
 __all__ = ["route_in_boxes", "BOX_CELLS"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.hypercubes.cover import Cover
 from tabsdc.suppression.attacker import DOWN, UP, Requirement
-from tabsdc.suppression.hypercube.cover import Cover
 
 __all__ = ["uncertified"]
 
@@ -25,7 +25,7 @@ def uncertified(A: sp.sparray, cover: Cover, pattern: np.ndarray, down: np.ndarr
 
     Examples
     --------
-    >>> from tabsdc.suppression.hypercube.search import Hypercube
+    >>> from tabsdc.hypercubes.search import Hypercube
     >>> A = sp.csr_array([[1.0, 1.0, -1.0]])          # x0 + x1 = x2
     >>> cube = Hypercube(np.array([0, 1]), np.array([1, -1]), (UP,))
     >>> cover = Cover(np.ones(3, bool), [], True, {0: [cube]}, {0: (2.0, 0.0)})

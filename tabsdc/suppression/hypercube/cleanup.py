@@ -9,10 +9,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tabsdc.hypercubes.cover import Cover
+from tabsdc.hypercubes.search import Hypercube, HypercubeSearch, Pattern
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.suppression.attacker import DOWN, UP
-from tabsdc.suppression.hypercube.cover import Cover
-from tabsdc.suppression.hypercube.search import Hypercube, HypercubeSearch, Pattern
 
 __all__ = ["clean_up_hypercubes"]
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tabsdc.hypercubes.cover import Cover, choose_hypercubes
+from tabsdc.hypercubes.search import Evaluation, Hypercube, HypercubeSearch, Proposal
 from tabsdc.progress import Deadline, ProgressReporter
 from tabsdc.suppression.attacker import DOWN, UP, Requirement
-from tabsdc.suppression.hypercube.cover import Cover, choose_hypercubes
-from tabsdc.suppression.hypercube.search import Evaluation, Hypercube, HypercubeSearch, Proposal
 
 __all__ = ["hypercube_pattern", "widen_cover"]
 
@@ -92,7 +92,7 @@ def _now(search: HypercubeSearch, cell: int, proposal: Proposal, new: np.ndarray
     """``proposal``'s choice with the cells ``new`` hidden since it was made: a candidate
     adds the cost of the new cells among its corners less (they could be corners before,
     so whether a candidate meets the levels does not change), and the cheapest (the first
-    of equal ones, as :func:`~tabsdc.suppression.hypercube.cover.choose_hypercubes`) may
+    of equal ones, as :func:`~tabsdc.hypercubes.cover.choose_hypercubes`) may
     now be another one."""
     meets = proposal.every_meets
     evaluation = Evaluation(cell, proposal.rows, proposal.every_added, meets, meets, meets)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tabsdc.errors import SolverError
+from tabsdc.hypercubes.insiders import avoid_insiders
+from tabsdc.hypercubes.search import WIDE_COMBINATIONS, HypercubeSearch
 from tabsdc.progress import heartbeat
 from tabsdc.suppression.attacker import UP, Requirement
 from tabsdc.suppression.heuristic import FlowRouter, heuristic_pattern
@@ -12,8 +14,6 @@ from tabsdc.suppression.hypercube.boxes import route_in_boxes
 from tabsdc.suppression.hypercube.certify import uncertified
 from tabsdc.suppression.hypercube.cleanup import clean_up_hypercubes
 from tabsdc.suppression.hypercube.greedy import hypercube_pattern, widen_cover
-from tabsdc.suppression.hypercube.insiders import avoid_insiders
-from tabsdc.suppression.hypercube.search import WIDE_COMBINATIONS, HypercubeSearch
 from tabsdc.suppression.problem import (
     MethodOptions,
     MethodOutcome,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.suppression.attacker import DOWN, UP, Requirement
-from tabsdc.suppression.hypercube.search import Evaluation, Hypercube, HypercubeSearch, Pattern
+from tabsdc.flows import DOWN, UP, Requirement
+from tabsdc.hypercubes.search import Evaluation, Hypercube, HypercubeSearch, Pattern
 
 __all__ = ["Cover", "deviation_columns", "choose_hypercubes"]
 

@@ -1,7 +1,7 @@
 """The one-dimensional vectors a hypercube is the product of, and their matrices.
 
 Through a code ``x`` of a hierarchy the smallest vectors ``f`` with ``H f = 0`` are the
-sibling pairs and the vertical path (:mod:`tabsdc.suppression.hypercube`); a candidate
+sibling pairs and the vertical path (:mod:`tabsdc.hypercubes`); a candidate
 hypercube through a cell takes one per dimension. The search evaluates them as matrices
 over the codes they use (:class:`Candidates`), stacked for the codes whose candidates have
 the same shape (:class:`Kinds`).

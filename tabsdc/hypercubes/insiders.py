@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tabsdc.audit.insider import Insiders
+from tabsdc.flows import DOWN, UP, Requirement
+from tabsdc.hypercubes.cover import Cover, choose_hypercubes
+from tabsdc.hypercubes.search import Hypercube, HypercubeSearch
 from tabsdc.progress import Deadline, ProgressReporter
-from tabsdc.suppression.attacker import DOWN, UP, Requirement
-from tabsdc.suppression.hypercube.cover import Cover, choose_hypercubes
-from tabsdc.suppression.hypercube.search import Hypercube, HypercubeSearch
+from tabsdc.respondents import Insiders
 
 __all__ = ["avoid_insiders"]
 

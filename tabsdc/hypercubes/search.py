@@ -17,9 +17,9 @@ from typing import NamedTuple
 import numpy as np
 
 from tabsdc.errors import InputError
+from tabsdc.flows import DOWN, UP
 from tabsdc.hierarchy import Hierarchy
-from tabsdc.suppression.attacker import DOWN, UP
-from tabsdc.suppression.hypercube.contraction import (
+from tabsdc.hypercubes.contraction import (
     axis_shape,
     batch_contract,
     capped,
@@ -31,7 +31,7 @@ from tabsdc.suppression.hypercube.contraction import (
     meets_both,
     meets_each,
 )
-from tabsdc.suppression.hypercube.lines import (
+from tabsdc.hypercubes.lines import (
     Kind,
     Kinds,
     candidate_matrices,

@@ -5,7 +5,7 @@ a figure on the grid of cells (``g[u_1..u_k]``) is the contraction
 ``sum g[u_1..u_k] prod_d members_d[u_d, i_d]``: one matrix product per dimension for every
 candidate ``(i_1, ..., i_k)`` (:func:`contract`; :func:`batch_contract` for a stack of
 primaries). :func:`meets_both` and :func:`meets_each` count the corners lacking room
-(:meth:`tabsdc.suppression.hypercube.HypercubeSearch.evaluate`); :func:`capped` prunes the
+(:meth:`tabsdc.hypercubes.HypercubeSearch.evaluate`); :func:`capped` prunes the
 vectors when the candidates are too many.
 """
 
