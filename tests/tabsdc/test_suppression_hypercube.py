@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc.audit import audit
+from tabsdc.bounds import capacities
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import DOWN, capacities, requirements
+from tabsdc.suppression.attacker import DOWN, requirements
 from tabsdc.suppression.hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
