@@ -7,10 +7,12 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import insider_proofs
 from tabsdc.hypercubes.cover import Cover
 from tabsdc.hypercubes.search import HypercubeSearch
 from tabsdc.progress import Deadline
-from tabsdc.suppression.attacker import local_flow
+from tabsdc.respondents import Insiders
+from tabsdc.suppression.attacker import Requirement, local_flow
 
 __all__ = ["route_in_boxes", "BOX_CELLS"]
 
@@ -19,7 +21,8 @@ BOX_CELLS = 50_000
 
 
 def route_in_boxes(search: HypercubeSearch, A: sp.sparray, cover: Cover, cost: np.ndarray,
-                   deadline: Deadline | None = None, max_cells: int = BOX_CELLS) -> Cover:
+                   deadline: Deadline | None = None, max_cells: int = BOX_CELLS,
+                   insiders: Insiders | None = None) -> Cover:
     """Route the requirements ``cover`` left unmet (no hypercube meets them) by the
     least-cost deviation flow within a box of the table around the primary, every cell
     outside it held at zero (:func:`tabsdc.suppression.attacker.local_flow`; such a flow
@@ -30,26 +33,29 @@ def route_in_boxes(search: HypercubeSearch, A: sp.sparray, cover: Cover, cost: n
     first the product, over the dimensions, of the codes of the primary's vertical paths
     (``search`` with every chain: its ancestors and every code below it), then, when no
     flow lies in it and it has at most ``max_cells`` cells, the product of the codes of all
-    its candidate vectors. Returns the cover with the routed requirements moved from
-    ``unmet`` to ``routes`` and their carrying cells hidden; the others stay unmet (for
-    routing on the whole table).
+    its candidate vectors. With ``insiders`` each requirement is proved in its boxes against
+    every respondent too (:func:`tabsdc.audit.insider_proofs`: a flow holding the cells of
+    each respondent the first flow moves). Returns the cover with the routed requirements
+    moved from ``unmet`` to ``routes`` (the cells of all their flows) and those cells
+    hidden; the others stay unmet (for routing on the whole table). A flow lies in a box
+    of a few thousand cells where a neighbourhood of the same reach in relations holds
+    most of a 10^6-cell table.
     """
     by_column = sp.csc_array(A)
     pattern = cover.pattern.copy()
     routes = dict(cover.routes)
     unmet = []
     scale = max(float(np.max(cost, initial=0.0)), 1.0)
-    for req in cover.unmet:
+
+    def route(req: Requirement) -> np.ndarray | None:
         options = [search.lines[d][code] for d, code in enumerate(search.coords[req.cell])]
         vertical = [np.unique(o.codes[(o.signs >= 0).all(axis=1) & (o.codes >= 0).any(axis=1)]
                               ) for o in options]
-        boxes = [[v[v >= 0] for v in vertical], [o.union for o in options]]
-        carrying = None
-        for codes in boxes:
-            if carrying is not None or math.prod(len(c) for c in codes) > max_cells:
+        for codes in ([v[v >= 0] for v in vertical], [o.union for o in options]):
+            if math.prod(len(c) for c in codes) > max_cells:
                 continue
             if deadline is not None and deadline.expired:
-                break
+                return None
             keys = np.zeros(1, dtype=np.int64)
             for d, c in enumerate(codes):
                 keys = np.add.outer(keys, c * search.strides[d]).ravel()
@@ -60,9 +66,15 @@ def route_in_boxes(search: HypercubeSearch, A: sp.sparray, cover: Cover, cost: n
             carrying = local_flow(by_column, cells, req, np.where(movable, search.up[cells], 0.0),
                                   np.where(movable, search.down[cells], 0.0), w,
                                   None if deadline is None else deadline.solver_limit())
-        if carrying is None:
+            if carrying is not None:
+                pattern[carrying] = True
+                return carrying
+        return None
+
+    for req in cover.unmet:
+        proofs, failed = insider_proofs(req, insiders, route, stop_at_failure=True)
+        if failed:
             unmet.append(req)
         else:
-            routes[(req.cell, req.direction)] = carrying
-            pattern[carrying] = True
+            routes[(req.cell, req.direction)] = np.unique(np.concatenate(proofs))
     return Cover(pattern, unmet, cover.complete, cover.structures, cover.levels, routes)

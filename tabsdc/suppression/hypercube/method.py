@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tabsdc.errors import SolverError
 from tabsdc.hypercubes.insiders import avoid_insiders
 from tabsdc.hypercubes.search import WIDE_COMBINATIONS, HypercubeSearch
 from tabsdc.progress import heartbeat
-from tabsdc.suppression.attacker import UP, Requirement
 from tabsdc.suppression.bound import LowerBound
 from tabsdc.suppression.heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression.hypercube.boxes import route_in_boxes
@@ -31,10 +32,11 @@ __all__ = ["hypercube_method", "hypercube_phases"]
 def hypercube_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
     """The hypercube method: a least-cost hypercube per primary (:func:`hypercube_pattern`),
     a wider search and routing within boxes for the requirements no hypercube meets
-    (:func:`widen_cover`, :func:`route_in_boxes`), routing on the whole table of what is
-    left and of the boxes' requirements against the respondents, clean-up of the cells no
-    route uses against the hypercubes (:func:`clean_up_hypercubes`), hypercubes clear of
-    the respondents (:func:`avoid_insiders`) and the check of every certificate
+    (:func:`widen_cover`, :func:`route_in_boxes`, each route proved in its box against
+    every respondent it moves), routing on the whole table of what no box holds, clean-up
+    of the cells no route uses against the hypercubes (:func:`clean_up_hypercubes`),
+    hypercubes clear of the respondents (:func:`avoid_insiders`; in boxes, then on the
+    whole table, what none meets) and the check of every certificate
     (:func:`uncertified`). The hypercubes are the witnesses of the audit.
 
     Local neighbourhoods are one relation wider than the other methods': the requirements
@@ -56,16 +58,16 @@ def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
     cover = hypercube_pattern(search, problem.reqs, fixed_on, progress, deadline)
     if not cover.complete:
         return MethodOutcome(None, no_pattern(deadline), bound=bound)
+    wide = HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
+                           max_combinations=WIDE_COMBINATIONS)
     if cover.unmet:  # a wider search, then flows within boxes around the primaries
-        wide = HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
-                               max_combinations=WIDE_COMBINATIONS)
         with heartbeat(progress, f"routing in boxes: {len(cover.unmet):,} requirements "
                        "no hypercube meets", quiet=True):
-            cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline)
-    # the requirements routed in boxes are proved against the respondents with the rest
-    failing = cover.unmet + [
-        Requirement(cell, direction, cover.levels[cell][0 if direction == UP else 1])
-        for cell, direction in cover.routes]
+            cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline,
+                                   insiders=attacker.insiders)
+    # the box routes are proved against the respondents in their boxes: what is left
+    # (no box holds a flow) is routed on the whole table
+    failing = cover.unmet
     router = problem.router(FlowRouter, deadline, extra_hops=1)
     routed = route_and_clean(problem, options, attacker, router, cover.pattern, failing,
                              np.zeros(table.n_cells, dtype=bool))
@@ -90,6 +92,13 @@ def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
     if attacker.insiders is not None:  # hypercubes clear of the respondents they rely on
         pattern, left = avoid_insiders(search, cover, attacker.insiders, pattern,
                                        progress, deadline)
+        if left:  # flows within boxes first: the whole table's LP is the last resort
+            with heartbeat(progress, f"routing in boxes: {len(left):,} requirements no "
+                           "hypercube clear of their respondents meets", quiet=True):
+                boxed = route_in_boxes(wide, table.A, replace(cover, pattern=pattern,
+                                                              unmet=left),
+                                       c, deadline, insiders=attacker.insiders)
+            pattern, left = boxed.pattern, boxed.unmet
         pattern, _, complete = heuristic_pattern(left, attacker, router, c, pattern,
                                                  labels, progress, deadline)
         if not complete:
