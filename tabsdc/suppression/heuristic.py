@@ -30,10 +30,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import Insiders
 from tabsdc.errors import InputError
 from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline, ProgressReporter
+from tabsdc.respondents import Insiders
 from tabsdc.suppression import attacker as attacker_module
 from tabsdc.suppression.attacker import (
     Attacker,

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.bounds import capacities
 from tabsdc.suppression import choose_method, heuristic, suppress
-from tabsdc.suppression.attacker import Requirement, capacities
+from tabsdc.suppression.attacker import Requirement
 from tabsdc.table import HIDDEN_STATUSES
 from tests.conftest import examples
 from tests.tabsdc.test_suppression import random_tables
