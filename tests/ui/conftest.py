@@ -3,6 +3,7 @@ API's own protection of the business survey for the choices the tests make in th
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from importlib.resources import files
@@ -59,6 +60,14 @@ def served(tmp_path_factory) -> ServedApp:
                     max_sessions=500)
     yield app
     app.stop()
+
+
+def run_script(script: str, folder: Path) -> None:
+    """Run a session's script as ``python -c script`` from ``folder`` does, in this process
+    (a new interpreter would import numpy, pandas and scipy again): its own namespace, its
+    own imports; an error in it fails the test."""
+    with contextlib.chdir(folder):
+        exec(compile(script, "<session script>", "exec"), {"__name__": "__main__"})
 
 
 def ruled_by_api(levels: dict[str, list[str]]) -> Table:

@@ -163,10 +163,7 @@ def test_the_dialect_describes_itself():
 
 
 def test_the_script_reads_the_file_in_its_dialect(tmp_path):
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+    from tests.ui.conftest import run_script
 
     path = tmp_path / "de.csv"
     path.write_bytes(european(";", ",", ".").encode("cp1252"))
@@ -181,10 +178,7 @@ def test_the_script_reads_the_file_in_its_dialect(tmp_path):
         published = session.download("publishable").read_bytes()
         script = session.download("script").read_text()
         assert "sep=';', decimal=',', thousands='.', encoding='cp1252'" in script
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-               "MPLBACKEND": "Agg"}
-        subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, check=True,
-                       capture_output=True, timeout=300)
+        run_script(script, tmp_path)
         assert (tmp_path / "de_publishable.csv").read_bytes() == published
         assert pd.read_csv(tmp_path / "de_publishable.csv", dtype=str)["value"].notna().all()
     finally:

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -21,7 +18,7 @@ import pytest
 from tabsdc.ui.jobs import Job
 from tabsdc.ui.script import session_script
 from tabsdc.ui.session import Session
-from tests.ui.conftest import SURVEY, ServedApp
+from tests.ui.conftest import SURVEY, ServedApp, run_script
 from tests.ui.test_session import gone, wait
 
 #: Strings that are code when pasted into a script unquoted, and a Windows path.
@@ -83,10 +80,7 @@ def test_names_and_symbols_enter_the_script_as_literals_only(tmp_path, name):
         workdir = tmp_path / "batch"
         workdir.mkdir()
         (workdir / name).write_bytes((tmp_path / name).read_bytes())
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
-               "MPLBACKEND": "Agg"}
-        subprocess.run([sys.executable, "-c", script], cwd=workdir, env=env, check=True,
-                       capture_output=True, timeout=300)
+        run_script(script, workdir)
         assert not (workdir / "PWNED").exists() and not Path("PWNED").exists()
         published = session.download("publishable", HOSTILE["symbol"]).read_bytes()
         assert (workdir / f"{Path(name).stem}_publishable.csv").read_bytes() == published
