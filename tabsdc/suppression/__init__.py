@@ -28,7 +28,12 @@ upper protection against the interval attack: "Contracts", protection). Methods:
 Every method honours ``time_limit`` (total seconds, :class:`tabsdc.progress.Deadline`) and
 reports progress in time (:class:`tabsdc.progress.ProgressReporter`).
 
-Every result is checked by :func:`tabsdc.audit.audit` and carries that audit.
+Every result is checked by :func:`tabsdc.audit.audit` and carries that audit: with the
+method's witnesses (the hypercube method's hypercubes), or, for a pattern without them
+on a table with dimensions above ``AUDIT_SEARCH_CELLS`` cells, with the hypercubes the
+audit finds among the hidden cells itself (``witnesses="search"``: the same verdicts
+as the exact audit, tested; on the 5,184-cell 4-D benchmark table the heuristic's
+pattern is audited in 13.7 s instead of 278.8 s); small tables get exact intervals.
 
 A Ctrl-C during the search (:mod:`tabsdc.interrupts`) stops it as the time limit does: the
 result is the best protecting pattern found so far, audited, with ``interrupted`` set (or,
@@ -74,6 +79,9 @@ METHODS = ("auto", *METHOD_FUNCTIONS)
 #: ``AUTO_HYPERCUBE_CELLS`` and the heuristic otherwise (see :func:`choose_method`).
 AUTO_OPTIMAL_CELLS = 2000
 AUTO_HYPERCUBE_CELLS = 20_000
+#: The final audit of a pattern without the method's witnesses searches them itself on
+#: tables with dimensions above this many cells (exact intervals below).
+AUDIT_SEARCH_CELLS = 2000
 
 
 def choose_method(table: Table) -> tuple[str, str]:
@@ -243,7 +251,10 @@ def suppress(
     if search.interrupted and progress is not None:
         progress("interrupted (Ctrl-C): auditing the best pattern found so far")
     with interrupts.unstoppable():
-        verdict = audit(protected, prior=prior, q=q, witnesses=outcome.witnesses,
+        witnesses = outcome.witnesses
+        if witnesses is None and table.dims and table.n_cells > AUDIT_SEARCH_CELLS:
+            witnesses = "search"
+        verdict = audit(protected, prior=prior, q=q, witnesses=witnesses,
                         singletons=singletons, progress=progress, n_jobs=n_jobs,
                         client=client)
     return SuppressionResult(
