@@ -117,6 +117,7 @@ def settle_requirements(
     known: np.ndarray | None = None,
     reach: int,
     orders: Sequence[np.ndarray] = (),
+    window: int = REGION_CELLS,
     deadline: Deadline | None = None,
     progress: Progress | None = None,
     n_jobs: int | None = 1,
@@ -150,6 +151,8 @@ def settle_requirements(
         in one of them should be close in the table (e.g. the cells sorted by each dimension
         first, :func:`tabsdc.audit.verify.audit` passes one per dimension). Default: the
         attack's order alone.
+    window : int
+        Hidden cells of a window (:data:`REGION_CELLS`).
     deadline : Deadline, optional
         When it expires, what is pending stays open.
     progress : callable, optional
@@ -198,7 +201,7 @@ def settle_requirements(
                                             sense))
             if len(pending):
                 tasks.append(_Side(block, pending, target[members][pending],
-                                   margins[members][pending], sense, reach, in_block))
+                                   margins[members][pending], sense, reach, in_block, window))
                 where.append(members)
     total = sum(len(task.cells) for task in tasks)
     reporter = ProgressReporter(progress, "settling requirements", total, unit="requirements")
@@ -297,7 +300,7 @@ class _Outcome:
 @dataclass(frozen=True)
 class _Side:
     """The requirements of one direction in one group of blocks (picklable); ``orders``:
-    the block positions in each order windows are taken along."""
+    the block positions in each order windows are taken along; ``window``: their size."""
 
     block: Block
     cells: np.ndarray
@@ -306,6 +309,7 @@ class _Side:
     sense: str
     reach: int
     orders: tuple[np.ndarray, ...]
+    window: int
 
     def settle(self, deadline: Deadline, report: Callable[[int], None] | None) -> _Outcome:
         """The rounds of the module text, until every requirement is settled or the
@@ -349,13 +353,13 @@ class _Rounds:
         self.size = np.zeros(n, dtype=np.int64)  # cells of the last relaxation
         self.exhausted = np.zeros(n, dtype=bool)  # no wider relaxation is worth trying
         self.local = True  # joint points on the neighbourhood of the pending cells
-        self.window = min(block.n_cells, REGION_CELLS)  # else on windows this long
+        self.window = min(block.n_cells, side.window)  # else on windows this long
         self.rounds = self.lps = self.budget = 0
         self.share = 1.0  # of the joint points' cost the relaxations may spend
         #: relaxations are widened while they hold at most this many cells (an eighth of the
         #: block or of a region: wider ones cost about as much as the exact extreme and
         #: rarely succeed)
-        self.cheap = max(64, min(block.n_cells, REGION_CELLS) // 8)
+        self.cheap = max(64, self.window // 8)
 
     @property
     def whole(self) -> bool:
