@@ -143,9 +143,12 @@ def save_pattern(method: str, name: str, time_limit: float = 3600) -> Path:
     return path
 
 
-def saved_pattern(method: str, name: str, table: Table | None = None) -> Table:
-    """The instance's table with the saved secondaries of ``method`` (status ``m``)."""
+def saved_pattern(method: str, name: str, table: Table | None = None) -> Table | None:
+    """The instance's table with the saved secondaries of ``method`` (status ``m``); None
+    when no pattern was saved for it."""
     path = _saved_path(method, name)
+    if not path.exists():
+        return None
     table = instance_table(name) if table is None else table
     secondary = pd.read_csv(path, dtype=str)
     at = table.cells.index.get_indexer(pd.MultiIndex.from_frame(secondary[list(table.dims)]))
