@@ -14,10 +14,14 @@ direction (the upper requirements, then the lower ones), by rounds of:
    most are. The first rounds are solved on the hidden cells within ``reach`` hops of the
    pending cells (a restriction, :meth:`tabsdc.audit.block.Block.restriction`: every other
    hidden cell at its true value), which on a large block with a few pending cells is a
-   small LP; once that settles less than a tenth of them, on the whole block.
+   small LP; once that settles less than a tenth of them, or holds more than half the
+   block, on windows of :data:`REGION_CELLS` cells consecutive in one of ``orders`` (the
+   next order each round), doubled after a pass through the orders that settles less than
+   a tenth, up to the whole block.
 2. **relaxations** (:func:`tabsdc.audit.outer_bounds.relaxed_extreme`), one hop wider each
    round: a pending cell whose relaxed extreme already misses its target is exposed. Exposed
-   cells leave the rounds, so they do not hold the joint point back.
+   cells leave the rounds, so they do not hold the joint point back. They only show
+   exposure, so their share of a round shrinks while they show nothing.
 3. when neither settles anything, **one cell's exact extreme**: the joint point of that cell
    alone over the whole block, which either reaches the target or is the exact maximum (or
    minimum) of the cell: the attack's own LP, capped at the target.
