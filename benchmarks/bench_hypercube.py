@@ -38,10 +38,8 @@ from harness import Measurement, print_table  # noqa: E402
 from large_instances import INSTANCES, build_table, records  # noqa: E402
 
 import tabsdc.suppression.hypercube as current  # noqa: E402
-from tabsdc.suppression.attacker import (
-    capacities,  # noqa: E402
-    requirements,  # noqa: E402
-)
+from tabsdc.bounds import capacities  # noqa: E402
+from tabsdc.suppression.attacker import requirements  # noqa: E402
 from tabsdc.suppression.costs import cell_costs  # noqa: E402
 from tabsdc.table import HIDDEN_STATUSES  # noqa: E402
 from tabsdc.validation import in_working_units, working_unit  # noqa: E402

@@ -290,6 +290,8 @@ PARTS = {
     "SmallCountOutcome": "small-count rounding's engine output, inside SmallCountResult and "
                          "summarised in RoundingResult.note",
     "CutLoopStats": "the cut loop's figures inside SuppressionResult.stats",
+    "MethodOutcome": "one suppression method's pattern, statistics and witnesses, turned by "
+                     "suppress into a SuppressionResult",
     "ProtectionOutcome": "one tau-ARGUS protection inside BatchResult.tables (its result's "
                          "to_dict() is kept as details)",
     "AprioriOutcome": "what an a-priori file changed, logged by the tau-ARGUS runner",

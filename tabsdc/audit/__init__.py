@@ -6,16 +6,11 @@ intervals alone), :func:`insider_attack` (what the respondent of a single-contri
 learns) and :func:`pq_interval_attack` (what published intervals reveal).
 """
 
-from tabsdc.audit.insider import (
-    InsiderAttack,
-    Insiders,
-    insider_attack,
-    insider_groups,
-    insider_proofs,
-)
+from tabsdc.audit.insider import InsiderAttack, insider_attack, insider_proofs
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.audit.pq_attack import PQAttackResult, cycle_pq_attack, pq_interval_attack
 from tabsdc.audit.verify import HIDDEN_STATUSES, AuditResult, audit, print_progress
+from tabsdc.respondents import Insiders, insider_groups
 
 __all__ = [
     "audit",

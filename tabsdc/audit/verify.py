@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from sdcreport.contract import ResultBase
 from sdcreport.statuses import ProtectionStatus
-from tabsdc.audit.insider import InsiderAttack, Insiders, insider_attack, insider_groups
+from tabsdc.audit.insider import InsiderAttack, insider_attack
 from tabsdc.audit.intervals import IntervalAttack, Intervals
 from tabsdc.audit.settle import Settlement, settle_requirements
 from tabsdc.audit.witness_search import search_witnesses
@@ -28,8 +28,10 @@ from tabsdc.audit.witnesses import (
     derived_cells,
     witness_bounds,
 )
+from tabsdc.bounds import prior_bounds
 from tabsdc.errors import InputError
 from tabsdc.progress import Deadline, Progress, validate_time_limit
+from tabsdc.respondents import Insiders, insider_groups
 from tabsdc.table import HIDDEN_STATUSES
 from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import check_choice, in_working_units, validate_table
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
     from tabsdc.audit.pq_attack import PQAttackResult
     from tabsdc.table import Table
 
-__all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress", "prior_bounds"]
+__all__ = ["audit", "AuditResult", "HIDDEN_STATUSES", "print_progress"]
 
 
 
@@ -577,24 +579,6 @@ class AuditResult(ResultBase):
 
 
 # -- helpers ---------------------------------------------------------------------------------
-def prior_bounds(
-    cells: pd.DataFrame, values: np.ndarray, prior: str, q: float | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """The intruder's a-priori bounds: the table's ``lb``/``ub`` (``prior="table"``), or
-    every value known within ``q`` percent, intersected with them (``prior="pq"``)."""
-    lb = cells["lb"].to_numpy(float)
-    ub = cells["ub"].to_numpy(float)
-    if prior == "table":
-        if q is not None:
-            raise InputError("q is only used with prior='pq'")
-        return lb, ub
-    check_choice("prior", prior, ("table", "pq"))
-    if q is None or not 0 < q:
-        raise InputError("prior='pq' needs q > 0 (a percentage)")
-    spread = np.abs(values) * q / 100
-    return np.maximum(lb, values - spread), np.minimum(ub, values + spread)
-
-
 def _witness_proof(
     table: Table, hidden: np.ndarray, lb: np.ndarray, ub: np.ndarray,
     witnesses: sp.sparray | sp.spmatrix, tol: float, progress: Progress | None

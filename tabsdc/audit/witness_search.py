@@ -7,7 +7,7 @@ tool, a table published years ago) does not. This module finds them in the patte
 
 In a table that is the cross product of hierarchies, the product of one vector per
 dimension (a sibling pair or a vertical path, each continued down to a leaf) is a
-deviation the relations allow (:mod:`tabsdc.suppression.hypercube`). Through each
+deviation the relations allow (:mod:`tabsdc.hypercubes`). Through each
 sensitive hidden cell the search evaluates every such candidate on the pattern at once,
 with **only hidden cells allowed as corners** and the room of each corner from the
 intruder's a-priori bounds (``L = a - lb``, ``U = ub - a``), and keeps the candidate
@@ -26,10 +26,18 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import Insiders
+from tabsdc.bounds import capacities
 from tabsdc.errors import InputError
+from tabsdc.hypercubes import (
+    Cover,
+    HypercubeSearch,
+    avoid_insiders,
+    choose_hypercubes,
+    deviation_columns,
+)
 from tabsdc.parallel import parallel_map, resolve_jobs, worker_count
 from tabsdc.progress import Deadline, ProgressReporter
+from tabsdc.respondents import Insiders
 from tabsdc.table import Table
 
 __all__ = ["search_witnesses"]
@@ -59,7 +67,7 @@ def search_witnesses(
         The cells the intruder does not see.
     prior, q
         The intruder's a-priori bounds, as in :func:`tabsdc.audit.audit`: each corner's
-        room (``L = a - lb``, ``U = ub - a``, :func:`tabsdc.suppression.attacker.capacities`).
+        room (``L = a - lb``, ``U = ub - a``, :func:`tabsdc.bounds.capacities`).
     progress : callable, optional
         Receives progress lines (within seconds, then at least every 10 s) and at the end
         how many sensitive cells a hypercube serves.
@@ -70,7 +78,7 @@ def search_witnesses(
         The respondents of single-contributor cells (:mod:`tabsdc.audit.insider`): a cell
         whose hypercube has some respondent's cell as a corner also gets one clear of those
         respondents where there is one (as the hypercube method's own,
-        :func:`tabsdc.suppression.hypercube.avoid_insiders`), so that the insider attack
+        :func:`tabsdc.hypercubes.avoid_insiders`), so that the insider attack
         finds its proofs among the witnesses too.
     batch : int
         Sensitive cells evaluated together (their grids held in memory at once).
@@ -109,9 +117,6 @@ def search_witnesses(
     >>> {label: sign for label, sign in zip(table.cells.index, column) if sign}
     {('a', 'x'): 1.0, ('a', 'y'): -1.0, ('b', 'x'): -1.0, ('b', 'y'): 1.0}
     """
-    # the hypercube search lives with the method that builds patterns from it
-    from tabsdc.suppression.hypercube import deviation_columns
-
     if not table.dims:
         raise InputError("searching witnesses needs a table with dimensions and hierarchies "
                          "(this one has relations only, e.g. read from a JJ file); audit it "
@@ -161,15 +166,6 @@ class _Search:
               progress: Callable[[str], None] | None) -> tuple[list, int]:
         """The hypercubes through ``sensitive`` (in order) and how many cells have one
         meeting both levels."""
-        # the hypercube search and the rooms live with the methods that build patterns
-        from tabsdc.suppression.attacker import capacities
-        from tabsdc.suppression.hypercube import (
-            Cover,
-            HypercubeSearch,
-            avoid_insiders,
-            choose_hypercubes,
-        )
-
         table, hidden = self.table, self.hidden
         levels = table.cells[["upl", "lpl"]].to_numpy(float)[sensitive]
         search = HypercubeSearch(table, *capacities(table, self.prior, self.q),

@@ -18,7 +18,7 @@ it) without an LP: on a table of 10^5-10^6 cells the audit of a pattern proven t
 takes seconds where an LP per bound takes hours.
 
 Witnesses come from the method that built the pattern (the hypercube method's structures:
-a product of one-dimensional vectors, :mod:`tabsdc.suppression.hypercube`) and are **checked
+a product of one-dimensional vectors, :mod:`tabsdc.hypercubes`) and are **checked
 here, on the table alone**: the relations (``A d = 0``, one sparse product for all), the
 pattern (every moved cell hidden) and the bounds (the steps above). A witness failing a
 check is dropped, never trusted.

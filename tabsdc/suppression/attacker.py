@@ -18,7 +18,7 @@ for every lambda, and with the optimal lambda of the current pattern the inequal
 exactly when the pattern fails (strong duality). Coefficients above ``level`` are lowered to
 ``level``, which keeps the cut valid for binary z.
 
-Scenarios. A requirement with ``fixed`` cells (:class:`~tabsdc.audit.flows.Requirement`: the
+Scenarios. A requirement with ``fixed`` cells (:class:`~tabsdc.flows.Requirement`: the
 respondent of a single-contributor cell knows its value, :mod:`tabsdc.audit.insider`) is the
 same attack with those cells' deviations held at zero: their bounds in the kept models are
 set to ``[0, 0]`` for the solve and restored after. Its capacity cut is the one above with
@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.flows import (
+from tabsdc.audit.insider import KnownDeviations, insider_proofs
+from tabsdc.flows import (
     DOWN,
     LOCAL_ABOVE,
     TOL,
@@ -45,55 +46,18 @@ from tabsdc.audit.flows import (
     local_flow,
     solve_flow,
 )
-from tabsdc.audit.insider import Insiders, KnownDeviations, insider_proofs
-from tabsdc.audit.verify import prior_bounds
-from tabsdc.errors import InputError
 from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline
+from tabsdc.respondents import Insiders
 from tabsdc.solver import HighsModel, LinearProgram
 
 if TYPE_CHECKING:
-    from tabsdc.table import Table
+    pass
 
 __all__ = [
-    "Attacker", "Requirement", "UP", "DOWN", "TOL", "LOCAL_ABOVE", "capacities", "flow_model",
+    "Attacker", "Requirement", "UP", "DOWN", "TOL", "LOCAL_ABOVE", "flow_model",
     "local_flow", "requirements", "solve_flow",
 ]
-
-def capacities(table: Table, prior: str = "table",
-               q: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """How far the intruder may move each cell down and up: ``L = a - lb`` and
-    ``U = ub - a`` for the a-priori bounds of ``prior`` (:func:`tabsdc.audit.verify.prior_bounds`),
-    each at most ``1.5 max |a| + max(lpl, upl)`` so that the attacker's LPs stay bounded
-    (a larger move is never needed to show a protection level).
-
-    Raises
-    ------
-    InputError
-        A cell outside its a-priori bounds (named).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from tabsdc import Table
-    >>> table = Table(pd.DataFrame({"value": [10.0, 4.0, 6.0], "lb": [0.0, 3.0, 0.0]}),
-    ...               [[-1, 1, 1]], [0])
-    >>> down, up = capacities(table)
-    >>> down.tolist(), up.tolist()
-    ([10.0, 1.0, 6.0], [15.0, 15.0, 15.0])
-    """
-    values = table.values
-    lb, ub = prior_bounds(table.cells, values, prior, q)
-    levels = table.cells[["lpl", "upl"]].to_numpy(float)
-    cap = 1.5 * float(np.abs(values).max(initial=0.0)) + float(levels.max(initial=0.0))
-    down = np.minimum(values - lb, cap)
-    up = np.minimum(ub - values, cap)
-    bad = (down < 0) | (up < 0)
-    if bad.any():
-        label = table.cell_labels(np.flatnonzero(bad)[:1])[0]
-        raise InputError(f"{label} lies outside its a-priori bounds [lb, ub]")
-    return down, up
-
 
 def requirements(primary: np.ndarray, lpl: np.ndarray, upl: np.ndarray) -> list[Requirement]:
     """The protection requirements of the primary cells (levels > 0 only)."""
@@ -129,7 +93,7 @@ class Attacker:
     hops : int
         Radius of the local neighbourhoods, in relations (see :func:`neighbourhood`).
     insiders : Insiders, optional
-        The respondents of single-contributor primaries (:func:`tabsdc.audit.insider_groups`):
+        The respondents of single-contributor primaries (:func:`tabsdc.respondents.insider_groups`):
         :meth:`proof` then proves each requirement against every one of them too.
     """
 

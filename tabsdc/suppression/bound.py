@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import Insiders
 from tabsdc.errors import SolverError
 from tabsdc.progress import Deadline
+from tabsdc.respondents import Insiders
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression.attacker import TOL, Attacker, Requirement
 
@@ -213,7 +213,8 @@ def lower_bound(
 
     >>> import pandas as pd
     >>> from tabsdc import Table
-    >>> from tabsdc.suppression.attacker import capacities, requirements
+    >>> from tabsdc.bounds import capacities
+    >>> from tabsdc.suppression.attacker import requirements
     >>> frame = pd.DataFrame({"r": list("aabb"), "c": list("xyxy"),
     ...                       "value": [1.0, 2.0, 3.0, 4.0]})
     >>> table = Table.from_aggregated(frame, ["r", "c"])

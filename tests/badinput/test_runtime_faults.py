@@ -398,8 +398,9 @@ def test_the_optimal_suppression_builds_no_model_after_its_deadline(monkeypatch)
 
 def test_routing_starts_no_flow_after_its_deadline(monkeypatch):
     import tabsdc.suppression.heuristic as heuristic
+    from tabsdc.bounds import capacities
     from tabsdc.progress import Deadline
-    from tabsdc.suppression.attacker import Requirement, capacities
+    from tabsdc.suppression.attacker import Requirement
 
     table = _ruled_table()
     down, up = capacities(table)

@@ -7,10 +7,11 @@ import pandas as pd
 import pytest
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.bounds import capacities
 from tabsdc.errors import InputError
 from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import Attacker, capacities, requirements
+from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.checks import failing_requirements
 
 

@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import tabsdc.suppression as suppression
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
 from tabsdc.cli import main
 from tabsdc.cli.options import DEFAULT_TIME_LIMIT, time_limit_of
@@ -21,6 +20,7 @@ from tabsdc.cta import adjust
 from tabsdc.progress import heartbeat
 from tabsdc.rounding import round_table
 from tabsdc.suppression import modular, optimal, suppress
+from tabsdc.suppression.hypercube import method as hypercube_module
 
 
 def three_way_table() -> Table:
@@ -48,7 +48,7 @@ def steps(monkeypatch):
                 progress(f"{task}: 10 s so far")  # what a long step says
             yield
 
-    for module in (optimal, modular, suppression):
+    for module in (optimal, modular, hypercube_module):
         monkeypatch.setattr(module, "heartbeat", recording)
     return opened
 

@@ -12,9 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+from tabsdc.bounds import capacities
 from tabsdc.progress import Deadline
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import Attacker, capacities, requirements
+from tabsdc.suppression.attacker import Attacker, requirements
 from tabsdc.suppression.bound import dual_bound, lower_bound, seed_rows
 from tests.tabsdc.test_suppression import (
     brute_force_optimum,

@@ -7,11 +7,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy.optimize import linprog
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
-from tabsdc.audit import audit
+from tabsdc.audit import audit, insider_groups
+from tabsdc.bounds import capacities
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import DOWN, capacities, requirements
+from tabsdc.suppression.attacker import DOWN, requirements
 from tabsdc.suppression.hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
@@ -318,3 +320,50 @@ def test_a_requirement_no_hypercube_meets_is_routed_within_a_box():
     # and the method as a whole, which routes it so
     result = suppress(table, "hypercube", singletons=False)
     assert result.protected and audit(result.table).protected
+
+
+def lowest_value(table: Table, hidden: np.ndarray, cell: int, known: list[int]) -> float:
+    """The least value of ``cell`` an intruder finds by linprog (independent of the
+    toolkit's attacker): hidden cells free in [lb, ub], published ones and ``known`` at
+    their values."""
+    A, a = table.A.toarray(), table.values
+    free = np.flatnonzero(hidden & ~np.isin(np.arange(table.n_cells), known))
+    lb, ub = table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float)
+    res = linprog(np.where(free == cell, 1.0, 0.0), A_eq=A[:, free], b_eq=A[:, free] @ a[free],
+                  bounds=[(lb[k], None if np.isinf(ub[k]) else ub[k]) for k in free],
+                  method="highs")
+    assert res.status == 0
+    return float(res.fun)
+
+
+def test_a_box_route_is_proved_against_the_respondents_its_flow_moves():
+    # A x c1 goes down by 4 only through a flow (no hypercube), which moves cells of the
+    # other columns too. The respondent of a single-contributor cell on that flow knows its
+    # value: with it fixed the box must still hold a flow, and the pattern must show it
+    table = split_total_table()
+    cells = table.cells
+    primary = (cells["status"] == "u").to_numpy()
+    cell = int(np.flatnonzero(primary)[0])
+    reqs = requirements(primary, cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float))
+    down, up = capacities(table, "table", None)
+    cost = np.abs(table.values)
+    allowed = np.ones(table.n_cells, bool)
+    wide = HypercubeSearch(table, down, up, cost, allowed, every_chain=True)
+    cover = widen_cover(wide, hypercube_pattern(HypercubeSearch(table, down, up, cost, allowed),
+                                                reqs, primary))
+    outsider = route_in_boxes(wide, table.A, cover, cost)
+    value = table.values[cell]
+    # a cell of the outsider's route outside column c1 whose respondent breaks it
+    candidates = [j for j in outsider.routes[(cell, DOWN)]
+                  if table.cells.index[j][1] != "c1"
+                  and lowest_value(table, outsider.pattern, cell, [j]) > value - 4 + 1e-6]
+    assert candidates
+    known = candidates[0]
+    freq = np.full(table.n_cells, 5.0)
+    freq[known] = 1.0
+    respondents = insider_groups(table.A, freq, np.arange(table.n_cells) == known)
+    routed = route_in_boxes(wide, table.A, cover, cost, insiders=respondents)
+    assert routed.unmet == [] and list(routed.routes) == [(cell, DOWN)]
+    assert routed.pattern[routed.routes[(cell, DOWN)]].all()
+    assert lowest_value(table, routed.pattern, cell, []) <= value - 4 + 1e-6
+    assert lowest_value(table, routed.pattern, cell, [known]) <= value - 4 + 1e-6

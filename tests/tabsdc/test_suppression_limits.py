@@ -98,8 +98,8 @@ def test_auto_picks_by_size_and_says_so(table):
     assert result.method == "optimal" and "260 cells <= 2,000" in result.reason
     assert lines[0].startswith("method auto: 260 cells")
     assert "method chosen by auto" in result.summary()
-    assert choose_method(grid_with_primaries(60))[0] == "heuristic"  # 3,721 cells
-    assert choose_method(grid_with_primaries(150))[0] == "heuristic"  # 22,801 cells, 2-D
+    assert choose_method(grid_with_primaries(60))[0] == "guided"  # 3,721 cells
+    assert choose_method(grid_with_primaries(150))[0] == "guided"  # 22,801 cells, 2-D
     codes = [f"c{i}" for i in range(12)]
     grid = pd.MultiIndex.from_product([codes] * 4, names=list("abcd")).to_frame(index=False)
     four_d = Table.from_aggregated(grid.assign(value=1.0), list("abcd"))  # 13^4 cells

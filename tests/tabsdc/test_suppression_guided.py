@@ -1,0 +1,131 @@
+"""The guided method (routing steered by the bound's relaxation, the hypercube pattern as its
+fallback) and the router's wider neighbourhoods.
+
+Protection is checked by an attacker written here with ``scipy.optimize.linprog`` (min and
+max of every primary over the relations, published cells at their values, hidden ones
+within their a-priori bounds), not by the method's own certificates.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+
+from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.bounds import capacities
+from tabsdc.suppression import choose_method, heuristic, suppress
+from tabsdc.suppression.attacker import Requirement
+from tabsdc.table import HIDDEN_STATUSES
+from tests.tabsdc.test_suppression import random_tables
+
+
+def linprog_exposed(table: Table) -> list[int]:
+    """The primaries whose interval under the table's pattern misses their levels."""
+    cells = table.cells
+    a, A = table.values, table.A.toarray()
+    hidden = cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    free = np.flatnonzero(hidden)
+    lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)
+    bounds = [(lb[k], None if np.isinf(ub[k]) else ub[k]) for k in free]
+    rows = np.abs(A[:, free]).sum(axis=1) > 0
+    exposed = []
+    for j in np.flatnonzero((cells["status"] == "u").to_numpy()):
+        ends = []
+        for sign in (1.0, -1.0):
+            res = linprog(np.where(free == j, sign, 0.0), A_eq=A[rows][:, free],
+                          b_eq=A[rows][:, free] @ a[free], bounds=bounds, method="highs")
+            assert res.status in (0, 3)
+            ends.append(sign * res.fun if res.status == 0 else -sign * np.inf)  # unbounded
+        slack = 1e-6 * max(1.0, abs(a[j]))
+        if ends[0] > a[j] - cells["lpl"].iloc[j] + slack or \
+                ends[1] < a[j] + cells["upl"].iloc[j] - slack:
+            exposed.append(int(j))
+    return exposed
+
+
+@settings(max_examples=20, deadline=None)
+@given(random_tables(), st.sampled_from(["value", "count"]))
+def test_guided_protects_and_never_costs_more_than_the_hypercube_pattern(table, cost):
+    guided = suppress(table, "guided", cost=cost)
+    hypercube = suppress(table, "hypercube", cost=cost)
+    optimal = suppress(table, "optimal", cost=cost)
+    assert guided.audit.protected
+    assert linprog_exposed(guided.table) == []
+    assert guided.stats.objective <= hypercube.stats.objective + 1e-6
+    assert optimal.stats.objective <= guided.stats.objective + 1e-6
+    assert guided.stats.bound <= guided.stats.objective + 1e-6
+
+
+def test_guided_routes_a_table_without_dimensions():
+    # x0 + x1 + x2 = x3 with no hierarchies: no hypercube fallback, the routing alone
+    table = Table(pd.DataFrame({"value": [4.0, 5.0, 6.0, 15.0],
+                                "status": ["u", "s", "s", "s"],
+                                "lpl": [1.0, 0, 0, 0], "upl": [1.0, 0, 0, 0]}),
+                  [[1, 1, 1, -1]], [0])
+    result = suppress(table, "guided", cost="value")
+    assert result.audit.protected and linprog_exposed(result.table) == []
+    assert result.suppressed.tolist() == [True, True, False, False]  # x1, the cheapest
+
+
+def test_the_router_widens_its_neighbourhood_before_the_whole_table(monkeypatch):
+    # a 3 x 3 table: a primary's cheapest protection is a 4-cycle of interior cells, its
+    # opposite corner two relations away; with hops = 1 the first neighbourhood (the two
+    # lines through the cell) holds no flow, the next one does
+    frame = pd.DataFrame([(r, c, float(v)) for r, c, v in
+                          [("1", "1", 5), ("1", "2", 6), ("1", "3", 7), ("2", "1", 8),
+                           ("2", "2", 9), ("2", "3", 10), ("3", "1", 11), ("3", "2", 12),
+                           ("3", "3", 13)]], columns=["r", "c", "value"])
+    table = Table.from_aggregated(frame, ["r", "c"])
+    down, up = capacities(table)
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
+    router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool),
+                                  hops=1)
+
+    def no_whole_table_lp(*args, **kwargs):
+        raise AssertionError("the whole table's LP was solved")
+
+    monkeypatch.setattr(heuristic, "solve_flow", no_whole_table_lp)
+    cell = table.cells.index.get_loc(("1", "1"))
+    carries = router.route(Requirement(cell, 1, 2.0), np.abs(table.values),
+                           np.zeros(table.n_cells, dtype=bool))
+    assert carries is not None
+    moved = np.flatnonzero(carries)
+    corners = table.cells.index[moved]
+    assert len(moved) == 4 and not table.total_cells[moved].any()
+    assert len(set(corners.get_level_values(0))) == 2  # a rectangle: two rows, two columns
+    assert len(set(corners.get_level_values(1))) == 2
+
+
+def mid_size_table(seed: int = 3) -> Table:
+    """A 4-D table of about 2,600 cells (two two-level hierarchies and two flat
+    dimensions), frequency and p % primaries from skewed random contributions."""
+    rng = np.random.default_rng(seed)
+    n = 3000
+    frame = pd.DataFrame({
+        "g": rng.choice(["A", "B", "C"], n),
+        "h": rng.choice(["P", "Q"], n),
+        "z": rng.choice(["z1", "z2", "z3"], n, p=[0.6, 0.3, 0.1]),
+        "k": rng.choice(["k1", "k2", "k3", "k4"], n, p=[0.4, 0.3, 0.2, 0.1]),
+    })
+    frame["s"] = frame["g"] + rng.integers(1, 5, n).astype(str)
+    frame["r"] = frame["h"] + rng.integers(1, 6, n).astype(str)
+    frame["v"] = np.round(rng.pareto(1.3, n) * 100 + 1, 2)
+    hierarchies = {"s": Hierarchy.from_levels(frame[["g", "s"]].drop_duplicates()),
+                   "r": Hierarchy.from_levels(frame[["h", "r"]].drop_duplicates())}
+    table = Table.from_microdata(frame, ["s", "r", "z", "k"], "v", hierarchies=hierarchies)
+    return apply_rules(table, [PPercentRule(15), FrequencyRule(3)]).table
+
+
+@pytest.mark.slow
+def test_the_default_on_a_mid_size_table_returns_a_protecting_pattern_in_time():
+    table = mid_size_table()
+    assert table.n_cells > 2000
+    assert choose_method(table)[0] == "guided"
+    result = suppress(table, cost="value", time_limit=20)
+    assert result.method == "guided"
+    assert result.status != "no pattern"
+    assert result.audit.protected
+    hypercube = suppress(table, "hypercube", cost="value", time_limit=20)
+    assert result.stats.objective <= hypercube.stats.objective + 1e-6
