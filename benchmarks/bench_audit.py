@@ -13,8 +13,10 @@ as a published table without witnesses from whoever made it, ``audit(table,
 witnesses="search")`` (hypercubes of hidden cells looked for, the requirements they leave
 settled by LPs: :mod:`tabsdc.audit.settle`) or with no witnesses at all (``"none"``: every
 requirement settled by LPs). Patterns: ``gauss`` (GaussSuppression's recorded ones),
-``hypercube``/``modular``/``heuristic`` (the toolkit's methods, witnesses dropped),
-``random`` (the primaries and 10 % of the other cells). Each row prints the sensitive cells,
+``hypercube``/``modular``/``heuristic`` (the toolkit's methods, witnesses dropped; a pattern
+saved in ``data/patterns/`` is read instead of made, e.g. ``heuristic:3d_115k``, the
+heuristic's pattern of the 114,912-cell 3-D table), ``random`` (the primaries and 10 % of the
+other cells). Each row prints the sensitive cells,
 how many are protected, exposed and not settled, and the LPs; the baseline row (``exact``)
 is the audit by two LPs per hidden cell, run in the same process within ``--baseline``
 seconds (its bounds per second give the ratio when it does not finish).
@@ -23,6 +25,7 @@ Usage::
 
     python benchmarks/bench_audit.py [--quick]
     python benchmarks/bench_audit.py --foreign gauss:4d_5k gauss:4d_20k random:4d_100k \
+        heuristic:3d_115k hypercube:4d_100k \
         [--n-jobs 2] [--dask] [--time-limit 900] [--baseline 120] [--witnesses none]
 """
 
@@ -81,8 +84,13 @@ def foreign(specs: list[str], *, n_jobs: int, dask: bool, time_limit: float,
     import os
 
     import scipy.sparse as sp
-    from foreign_patterns import gauss_pattern, method_pattern, random_pattern
-    from large_instances import build_table, records
+    from foreign_patterns import (
+        gauss_pattern,
+        instance_table,
+        method_pattern,
+        random_pattern,
+        saved_pattern,
+    )
 
     from tabsdc.audit import audit
 
@@ -98,13 +106,14 @@ def foreign(specs: list[str], *, n_jobs: int, dask: bool, time_limit: float,
     rows, notes = [], []
     for spec in specs:
         kind, name = spec.split(":")
-        table = build_table(records(name))
+        table = instance_table(name)
         if kind == "gauss":
             table = gauss_pattern(name, table)
         elif kind == "random":
             table = random_pattern(table, 0.10, seed=1)
         else:
-            table = method_pattern(table, kind)
+            saved = saved_pattern(kind, name, table)
+            table = saved if saved is not None else method_pattern(table, kind)
         hidden = int(table.cells["status"].isin(["u", "m"]).sum())
         label = f"{kind}:{name} ({table.n_cells:,} cells, {hidden:,} hidden)"
         found = "search" if how == "search" else sp.csc_array((table.n_cells, 0))

@@ -9,11 +9,17 @@ table with no witnesses from whoever made it:
   ``data/gausssuppression/`` (made by ``gauss_pattern.R`` there; see its README);
 * the toolkit's own methods, their witnesses dropped (:func:`method_pattern`);
 * random suppressions (:func:`random_pattern`): primaries plus a share of other cells,
-  usually exposing many primaries.
+  usually exposing many primaries;
+* **saved patterns** of the toolkit's slower methods (:func:`saved_pattern`): the heuristic's
+  pattern of the 114,912-cell 3-D table of ``bench_suppression.py`` part (iii) (``3d_115k``,
+  :func:`table_3d`), made once by :func:`save_pattern` into ``data/patterns/`` (minutes of
+  routing), so that its audit is benchmarked without remaking it. It is protected, and its
+  protection is made of routed flows, not of hypercubes.
 
 Usage (making the GaussSuppression inputs and pattern; needs R with GaussSuppression)::
 
     python benchmarks/foreign_patterns.py 4d_20k     # writes data/gausssuppression/4d_20k.csv
+    python benchmarks/foreign_patterns.py heuristic:3d_115k   # writes data/patterns/...
 """
 
 from __future__ import annotations
@@ -27,14 +33,40 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from large_instances import build_table, records  # noqa: E402
+from bench_table_rules import synthetic  # noqa: E402
+from large_instances import INSTANCES, build_table, records  # noqa: E402
 
-from tabsdc import Table  # noqa: E402
+from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules  # noqa: E402
 
-__all__ = ["GAUSS", "gauss_pattern", "method_pattern", "random_pattern", "write_gauss_inputs"]
+__all__ = ["GAUSS", "SAVED", "gauss_pattern", "instance_table", "method_pattern",
+           "random_pattern", "save_pattern", "saved_pattern", "table_3d", "write_gauss_inputs"]
 
 #: The recorded GaussSuppression patterns (one CSV of suppressed cells per instance).
 GAUSS = Path(__file__).resolve().parent / "data" / "gausssuppression"
+
+#: The saved patterns of the toolkit's slower methods (one CSV of hidden cells each).
+SAVED = Path(__file__).resolve().parent / "data" / "patterns"
+
+
+def table_3d() -> Table:
+    """The 114,912-cell 3-D table of ``bench_suppression.py`` part (iii): 1,000,000 records
+    (activity 3 levels x region 2 levels x 15 size classes), p% (p = 10) and frequency 3."""
+    data, levels = synthetic(1_000_000)
+    hierarchies = {dim: Hierarchy.from_levels(data[cols]) for dim, cols in levels.items()}
+    table = Table.from_microdata(data, list(hierarchies), "turnover", hierarchies=hierarchies,
+                                 top=2)
+    return apply_rules(table, [PPercentRule(10), FrequencyRule(3)]).table
+
+
+def instance_table(name: str) -> Table:
+    """The table of an instance: ``3d_115k`` (:func:`table_3d`) or one of
+    :data:`large_instances.INSTANCES`."""
+    if name == "3d_115k":
+        return table_3d()
+    if name not in INSTANCES:
+        raise ValueError(f"unknown instance {name!r}; choose 3d_115k or one of "
+                         f"{', '.join(INSTANCES)}")
+    return build_table(records(name))
 
 
 def write_gauss_inputs(table: Table, directory: Path) -> None:
@@ -91,8 +123,49 @@ def method_pattern(table: Table, method: str, time_limit: float = 600) -> Table:
     return suppress(table, method, time_limit=time_limit).table
 
 
+def _saved_path(method: str, name: str) -> Path:
+    return SAVED / f"{method}_{name}.csv.gz"
+
+
+def save_pattern(method: str, name: str, time_limit: float = 3600) -> Path:
+    """Protect the instance's table by ``method`` and save its secondaries (the codes of
+    each cell with status ``m``); refuses a pattern its own audit does not pass."""
+    from tabsdc.suppression import suppress
+
+    result = suppress(instance_table(name), method, time_limit=time_limit, progress=print)
+    if not result.protected:
+        raise RuntimeError(f"{method} on {name}: the pattern does not pass its audit")
+    print(result.summary())
+    cells = result.table.cells
+    SAVED.mkdir(parents=True, exist_ok=True)
+    path = _saved_path(method, name)
+    cells.loc[cells["status"] == "m"].index.to_frame().to_csv(path, index=False)
+    return path
+
+
+def saved_pattern(method: str, name: str, table: Table | None = None) -> Table | None:
+    """The instance's table with the saved secondaries of ``method`` (status ``m``); None
+    when no pattern was saved for it."""
+    path = _saved_path(method, name)
+    if not path.exists():
+        return None
+    table = instance_table(name) if table is None else table
+    secondary = pd.read_csv(path, dtype=str)
+    at = table.cells.index.get_indexer(pd.MultiIndex.from_frame(secondary[list(table.dims)]))
+    if (at < 0).any():
+        raise ValueError(f"{path.name}: {int((at < 0).sum())} cells not in the table")
+    status = table.cells["status"].to_numpy().copy()
+    if (status[at] == "u").any():
+        raise ValueError(f"{path.name}: a secondary is a primary of the table")
+    status[at] = "m"
+    return table.with_columns(status=status)
+
+
 def main(names: list[str]) -> None:
     for name in names:
+        if ":" in name:
+            print(save_pattern(*name.split(":")))
+            continue
         with tempfile.TemporaryDirectory() as directory:
             write_gauss_inputs(build_table(records(name)), Path(directory))
             subprocess.run(["Rscript", str(GAUSS / "gauss_pattern.R"), directory,

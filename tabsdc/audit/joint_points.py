@@ -16,7 +16,8 @@ going further earns nothing, and a cell with room to spare does not crowd out th
 the targets may lie above or below the values, one per cell. The priorities ``w_i`` (about 1)
 break ties between equally good points. Solved by HiGHS's interior point method without
 crossover: the point need not be a vertex, and on blocks of 10^4 cells it takes a third of
-the dual simplex's time. A target with ``t_i = 1`` is reached; the others are what the point
+the dual simplex's time; when it stops short of optimal (numerical trouble), the simplex
+method solves the same LP. A target with ``t_i = 1`` is reached; the others are what the point
 could not do together. With a single target, ``t < 1`` means the target is out of reach: the
 point is then the cell's extreme (the attack's LP, capped at the target).
 
@@ -30,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import SolverError
+from tabsdc.progress import Deadline
 from tabsdc.solver import HighsModel, LinearProgram
 
 __all__ = ["joint_point"]
@@ -96,10 +98,15 @@ def joint_point(
         col_upper=np.concatenate([problem.col_upper, np.ones(k)]),
         sense="max",
     )
+    deadline = Deadline(time_limit)
     try:
         model = HighsModel(joint, time_limit=time_limit)
         model.set_interior_point(True, crossover=False)
         result = model.solve()
+        if result.status != "optimal" and not deadline.expired:  # it stopped short
+            model.set_interior_point(False)
+            model.set_time_limit(deadline.solver_limit())
+            result = model.solve()
     except SolverError:
         return None
     if result.status != "optimal":

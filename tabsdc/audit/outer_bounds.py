@@ -22,7 +22,8 @@ __all__ = ["relaxed_extreme"]
 
 
 def relaxed_extreme(block: Block, cell: int, sense: str, hops: int, *,
-                    time_limit: float | None = None) -> tuple[float, int]:
+                    max_cells: int | None = None, time_limit: float | None = None
+                    ) -> tuple[float, int]:
     """``max`` (``sense="max"``) or ``min`` of ``x_cell`` over the relaxation of ``hops``.
 
     Parameters
@@ -35,6 +36,9 @@ def relaxed_extreme(block: Block, cell: int, sense: str, hops: int, *,
         Which end of the interval.
     hops : int
         The relaxation's reach (at least 1).
+    max_cells : int, optional
+        A relaxation of more cells is not solved (its bound is NaN): it would cost about as
+        much as the cell's exact extreme.
     time_limit : float, optional
         Seconds for the solve.
 
@@ -42,7 +46,7 @@ def relaxed_extreme(block: Block, cell: int, sense: str, hops: int, *,
     -------
     bound, size : float, int
         The outer bound (``inf``/``-inf`` when the relaxation leaves that end open, NaN when
-        the solve did not end optimal) and the number of cells of the relaxation.
+        the solve did not end optimal or was not tried) and the number of cells of the relaxation.
 
     Examples
     --------
@@ -54,8 +58,12 @@ def relaxed_extreme(block: Block, cell: int, sense: str, hops: int, *,
     ...               np.zeros(2), np.zeros(4), np.full(4, 9.0), np.array([1.0, 1, 2, 2]))
     >>> relaxed_extreme(block, 0, "max", 1), relaxed_extreme(block, 0, "max", 2)
     ((9.0, 3), (4.0, 4))
+    >>> relaxed_extreme(block, 0, "max", 2, max_cells=3)
+    (nan, 4)
     """
     problem, cells = block.relaxation(cell, hops)
+    if max_cells is not None and len(cells) > max_cells:
+        return np.nan, len(cells)
     objective = np.zeros(len(cells))
     objective[np.searchsorted(cells, cell)] = 1.0
     try:

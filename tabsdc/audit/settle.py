@@ -14,10 +14,14 @@ direction (the upper requirements, then the lower ones), by rounds of:
    most are. The first rounds are solved on the hidden cells within ``reach`` hops of the
    pending cells (a restriction, :meth:`tabsdc.audit.block.Block.restriction`: every other
    hidden cell at its true value), which on a large block with a few pending cells is a
-   small LP; once that settles less than a tenth of them, on the whole block.
+   small LP; once that settles less than a tenth of them, or holds more than half the
+   block, on windows of :data:`REGION_CELLS` cells consecutive in one of ``orders`` (the
+   next order each round), doubled after a pass through the orders that settles less than
+   a tenth, up to the whole block.
 2. **relaxations** (:func:`tabsdc.audit.outer_bounds.relaxed_extreme`), one hop wider each
    round: a pending cell whose relaxed extreme already misses its target is exposed. Exposed
-   cells leave the rounds, so they do not hold the joint point back.
+   cells leave the rounds, so they do not hold the joint point back. They only show
+   exposure, so their share of a round shrinks while they show nothing.
 3. when neither settles anything, **one cell's exact extreme**: the joint point of that cell
    alone over the whole block, which either reaches the target or is the exact maximum (or
    minimum) of the cell: the attack's own LP, capped at the target.
@@ -35,7 +39,7 @@ number of workers, so ``n_jobs=1``, ``n_jobs=k`` and a Dask cluster give the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,16 +58,20 @@ __all__ = ["Settlement", "settle_requirements", "GROUP_CELLS", "REGION_CELLS"]
 #: all of them); a larger block is a group of its own.
 GROUP_CELLS = 4096
 
-#: The relaxations of a round cost at most what its joint points did, counting a relaxation
-#: of ``s`` cells as ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of joint point (the
-#: dual simplex on a small relaxation against the interior point method on a block, measured
-#: on 4-D tables: about 1 ms per LP plus 25 times the cells per second).
+#: The relaxations of a round cost at most a share of what its joint points did, counting a
+#: relaxation of ``s`` cells as ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of joint
+#: point (the dual simplex on a small relaxation against the interior point method on a
+#: block, measured on 4-D tables: about 1 ms per LP plus 25 times the cells per second). The
+#: share starts at 1, is divided by 4 after a round whose relaxations showed nothing (down to
+#: ``1 / 64``: on a protected pattern they only cost) and doubled after one that did.
 RELAXATION_COST, RELAXATION_SPEED = 5, 25
 
-#: Joint points are first solved on regions of at most this many hidden cells: an interior
-#: point solve on 10^4 cells of a 4-D table takes a second or two, one on 8 x 10^4 did not
-#: end in five minutes.
-REGION_CELLS = 16384
+#: Joint points are first solved on windows of at most this many hidden cells. The interior
+#: point method's time grows faster than the cells: on the 4-D hypercube pattern of 27,005
+#: hidden cells (load average 6), about 1 s for 4,096 cells, 6 s for 8,192, 30 to 70 s for
+#: 16,384; one on 8 x 10^4 did not end in five minutes. Small windows in several orders
+#: (``orders`` of :func:`settle_requirements`) settle more per second than large ones.
+REGION_CELLS = 4096
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,8 @@ def settle_requirements(
     *,
     known: np.ndarray | None = None,
     reach: int,
+    orders: Sequence[np.ndarray] = (),
+    window: int = REGION_CELLS,
     deadline: Deadline | None = None,
     progress: Progress | None = None,
     n_jobs: int | None = 1,
@@ -139,6 +149,14 @@ def settle_requirements(
         which changes no bound but makes the relaxations around them exact sooner.
     reach : int
         Hops of the restriction the first joint points are solved on.
+    orders : sequence of ndarray, optional
+        Orders of the hidden cells (each a permutation of the attack's positions) along
+        which the windows of joint points are taken, one order per round in turn: cells close
+        in one of them should be close in the table (e.g. the cells sorted by each dimension
+        first, :func:`tabsdc.audit.verify.audit` passes one per dimension). Default: the
+        attack's order alone.
+    window : int
+        Hidden cells of a window (:data:`REGION_CELLS`).
     deadline : Deadline, optional
         When it expires, what is pending stays open.
     progress : callable, optional
@@ -177,14 +195,17 @@ def settle_requirements(
     tasks, where = [], []
     requested = _pending(lower, upper, targets, margins)
     known = np.zeros(len(values), dtype=bool) if known is None else known
+    ranks = [np.argsort(order) for order in orders] or [np.arange(len(values))]
     for members in _groups(attack, requested):
         block = _block(attack, values, known, members)
+        # each order restricted to the group: its block positions, in that order
+        in_block = tuple(np.argsort(rank[members], kind="stable") for rank in ranks)
         for sense, target, reached in (("max", targets[1], upper), ("min", targets[0], lower)):
             pending = np.flatnonzero(_short(reached[members], target[members], margins[members],
                                             sense))
             if len(pending):
                 tasks.append(_Side(block, pending, target[members][pending],
-                                   margins[members][pending], sense, reach))
+                                   margins[members][pending], sense, reach, in_block, window))
                 where.append(members)
     total = sum(len(task.cells) for task in tasks)
     reporter = ProgressReporter(progress, "settling requirements", total, unit="requirements")
@@ -282,7 +303,8 @@ class _Outcome:
 
 @dataclass(frozen=True)
 class _Side:
-    """The requirements of one direction in one group of blocks (picklable)."""
+    """The requirements of one direction in one group of blocks (picklable); ``orders``:
+    the block positions in each order windows are taken along; ``window``: their size."""
 
     block: Block
     cells: np.ndarray
@@ -290,15 +312,20 @@ class _Side:
     margins: np.ndarray
     sense: str
     reach: int
+    orders: tuple[np.ndarray, ...]
+    window: int
 
     def settle(self, deadline: Deadline, report: Callable[[int], None] | None) -> _Outcome:
         """The rounds of the module text, until every requirement is settled or the
         deadline comes; ``report`` receives the number settled after each round."""
         rounds = _Rounds(self)
+        poor = 0  # rounds in a row that settled less than a tenth of what was pending
         while rounds.pending.any() and not deadline.expired:
             before = int(rounds.pending.sum())
             settled = rounds.joint(deadline) + rounds.relax(deadline)
-            if settled < max(1, before // 10):
+            poor = poor + 1 if settled < max(1, before // 10) else 0
+            if poor and (rounds.local or poor >= len(self.orders)):  # every order tried
+                poor = 0
                 if not rounds.whole:
                     rounds.widen()
                 elif rounds.pending.any():
@@ -330,12 +357,13 @@ class _Rounds:
         self.size = np.zeros(n, dtype=np.int64)  # cells of the last relaxation
         self.exhausted = np.zeros(n, dtype=bool)  # no wider relaxation is worth trying
         self.local = True  # joint points on the neighbourhood of the pending cells
-        self.window = min(block.n_cells, REGION_CELLS)  # else on windows this long
+        self.window = min(block.n_cells, side.window)  # else on windows this long
         self.rounds = self.lps = self.budget = 0
+        self.share = 1.0  # of the joint points' cost the relaxations may spend
         #: relaxations are widened while they hold at most this many cells (an eighth of the
         #: block or of a region: wider ones cost about as much as the exact extreme and
         #: rarely succeed)
-        self.cheap = max(64, min(block.n_cells, REGION_CELLS) // 8)
+        self.cheap = max(64, self.window // 8)
 
     @property
     def whole(self) -> bool:
@@ -352,9 +380,10 @@ class _Rounds:
     def regions(self, chosen: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Where this round's joint points are solved: (region, requirements) pairs. The
         neighbourhood of the pending cells within ``reach`` hops while it holds at most half
-        the block and one window; otherwise windows of :attr:`window` consecutive block
-        positions, shifted by half a window every other round (a cell near the edge of one
-        is inside the next)."""
+        the block and one window; otherwise windows of :attr:`window` consecutive cells of
+        one of the side's orders, the next order each round, shifted by half a window every
+        other pass through the orders (a cell near the edge of one window is inside the
+        next)."""
         side, n = self.side, self.side.block.n_cells
         if self.local:
             near = side.block.neighbourhood(side.cells[chosen], side.reach)
@@ -363,10 +392,12 @@ class _Rounds:
             self.local = False
         if self.window >= n:
             return [(np.arange(n), chosen)]
-        shift = self.window // 2 if self.rounds % 2 else 0
+        order = side.orders[self.rounds % len(side.orders)]
+        rank = np.argsort(order)
+        shift = self.window // 2 if (self.rounds // len(side.orders)) % 2 else 0
         edges = np.unique(np.clip(np.arange(-shift, n + self.window, self.window), 0, n))
-        where = np.searchsorted(edges, side.cells[chosen], side="right") - 1
-        return [(np.arange(edges[w], edges[w + 1]), chosen[where == w])
+        where = np.searchsorted(edges, rank[side.cells[chosen]], side="right") - 1
+        return [(np.sort(order[edges[w]:edges[w + 1]]), chosen[where == w])
                 for w in np.unique(where)]
 
     def joint(self, deadline: Deadline) -> int:
@@ -409,16 +440,18 @@ class _Rounds:
 
     def relax(self, deadline: Deadline) -> int:
         """Relaxations one hop wider for the pending requirements, the furthest behind
-        first, within this round's budget (what its joint points cost: a relaxation of ``s``
-        cells counts ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of joint point); how
-        many they showed missed."""
+        first, within this round's budget (:attr:`share` of what its joint points cost: a
+        relaxation of ``s`` cells counts ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of
+        joint point); how many they showed missed. The share shrinks after a round that
+        shows nothing and grows after one that does."""
         found = spent = 0
         candidates = np.flatnonzero(self.pending & ~self.exhausted)
         for k in candidates[np.argsort(self.shares()[candidates], kind="stable")]:
-            if spent >= self.budget or deadline.expired:
+            if spent >= self.share * self.budget or deadline.expired:
                 break
             found += self.relax_one(k, deadline)
             spent += RELAXATION_COST + self.size[k] / RELAXATION_SPEED
+        self.share = min(1.0, 2 * self.share) if found else max(1 / 64, self.share / 4)
         return found
 
     def shares(self) -> np.ndarray:
@@ -433,8 +466,9 @@ class _Rounds:
         side = self.side
         self.hops[k] += 1
         bound, size = relaxed_extreme(side.block, int(side.cells[k]), side.sense,
-                                      int(self.hops[k]), time_limit=deadline.solver_limit())
-        self.lps += 1
+                                      int(self.hops[k]), max_cells=self.cheap,
+                                      time_limit=deadline.solver_limit())
+        self.lps += size <= self.cheap
         self.exhausted[k] = size <= self.size[k] or size > self.cheap
         self.size[k] = size
         if not _short(np.array([bound]), side.targets[k:k + 1], side.margins[k:k + 1],
