@@ -201,8 +201,9 @@ def lower_bound(
     The fallback first; then, while ``deadline`` allows, the LP relaxation over the seed
     rows (the respondents' among them when ``attacker`` has respondents), strengthened by
     the outsider's capacity cuts of the requirements its fractional pattern fails, attacked
-    ``BLOCK`` at a time in turn (the respondents' scenarios cost a search of certificates
-    each and are left out: a relaxation with fewer rows is still a bound). The
+    ``BLOCK`` at a time in turn, and once it meets them all, by the cuts of the respondents'
+    scenarios it fails (each costs a search of certificates; a relaxation with fewer rows
+    is still a bound, so a deadline between the two is safe). The
     bound is the largest of the certified values. Progress lines show it times ``unit``
     (the costs' unit when they were scaled for the solver).
 
@@ -251,6 +252,7 @@ def lower_bound(
                                      row_upper=np.full(seeds.shape[0], np.inf),
                                      col_lower=lower, col_upper=upper))
     start = 0  # the next requirement to attack, in turn
+    respondents = False  # the outsider's cuts first (the scenarios cost a search each)
     while not deadline.expired:
         model.set_time_limit(deadline.solver_limit())
         result = model.solve()
@@ -263,7 +265,10 @@ def lower_bound(
             how = (f"the LP relaxation with {rows.shape[0] - cuts:,} seed rows and "
                    f"{cuts:,} capacity cuts")
         relaxation = np.clip(result.x, 0.0, 1.0)
-        found, start = _separate(reqs, attacker, relaxation, start, deadline)
+        found, start = _separate(reqs, attacker, relaxation, start, deadline, respondents)
+        if found == [] and not respondents and attacker.insiders is not None:
+            respondents = True  # every outsider's cut is in: the respondents' scenarios now
+            found, start = _separate(reqs, attacker, relaxation, 0, deadline, respondents)
         if found is None:
             break
         if progress is not None:
@@ -279,11 +284,12 @@ def lower_bound(
 
 
 def _separate(reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray, start: int,
-              deadline: Deadline) -> tuple[list[np.ndarray] | None, int]:
+              deadline: Deadline, respondents: bool) -> tuple[list[np.ndarray] | None, int]:
     """Attack the requirements in turn from ``start`` on under the fractional pattern ``z``
     until ``BLOCK`` have been attacked and some failed, or all have: the capacity cuts ``z``
     violates (none: ``z`` meets every requirement; None: the deadline came first) and
-    where to start next."""
+    where to start next. With ``respondents``, a requirement ``z`` meets is attacked in
+    the scenarios of the attacker's respondents too."""
     attacker.set_pattern(z)
     found: list[np.ndarray] = []
     for step in range(len(reqs)):
@@ -293,7 +299,7 @@ def _separate(reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray, st
         try:
             reach, duals, _ = attacker.reach(req)
             failing = [(req, duals)] if reach < req.level * (1 - TOL) else []
-            if not failing and attacker.insiders is not None:
+            if not failing and respondents:
                 failing = [(scenario, attacker.reach(scenario)[1])
                            for scenario in attacker.failing_scenarios(req)]
         except SolverError:
