@@ -83,10 +83,15 @@ def optimal_pattern(
     *,
     deadline: Deadline | None = None,
     progress: Callable[[str], None] | None = None,
+    incumbent: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, CutLoopStats]:
     """Minimum-cost pattern protecting every requirement (see module docstring), against
     the attacker's respondents too when it has them (``attacker.insiders``). The pattern is
     None when ``deadline`` expired before any protecting pattern was complete.
+
+    ``incumbent``: a pattern known to protect every requirement (containing ``fixed_on``,
+    none of ``fixed_off``), taken as the first incumbent and the master's start instead
+    of the routing's repair; the result then never costs more.
     """
     deadline = deadline or Deadline(None)
     n = len(cost)
@@ -106,8 +111,9 @@ def optimal_pattern(
 
     if progress is not None:
         progress(f"optimal: {len(reqs)} protection requirements on {n} cells; first a "
-                 "protecting pattern by routing (the incumbent)")
-    best = repair(fixed_on, progress)
+                 "protecting pattern " + ("(the incumbent given)" if incumbent is not None
+                                          else "by routing (the incumbent)"))
+    best = repair(fixed_on, progress) if incumbent is None else incumbent.copy()
     best_cost = np.inf if best is None else float(cost @ best)
     if progress is not None:
         progress("incumbent: " + ("none before the time limit" if best is None else
@@ -131,6 +137,8 @@ def optimal_pattern(
             row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
             row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
     rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
+    if master is not None and best is not None:
+        master.set_start(best.astype(float))
     # a master that is slow to prove optimality still yields patterns whose failures give
     # cuts: cap each round's MILP and give the next round twice as long when the cap binds
     round_limit = ROUND_LIMIT
