@@ -22,8 +22,6 @@ search.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from tabsdc.progress import Deadline
@@ -33,6 +31,7 @@ from tabsdc.suppression.guided import guided_pattern
 from tabsdc.suppression.heuristic import FlowRouter
 from tabsdc.suppression.hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression.modular import modular_pattern
+from tabsdc.suppression.neighbourhood import improve_pattern, kept_witnesses
 from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import optimal_pattern
 from tabsdc.suppression.problem import (
@@ -50,10 +49,13 @@ from tabsdc.table import Table
 from tabsdc.validation import in_working_units
 
 __all__ = ["METHOD_FUNCTIONS", "optimal_method", "guided_method", "heuristic_method",
-           "network_method", "modular_method", "MODULAR_SHARE"]
+           "network_method", "modular_method", "MODULAR_SHARE", "ROUTING_SHARE"]
 
 #: Share of the time limit the modular method gives its sub-tables (the rest: the repair).
 MODULAR_SHARE = 0.6
+#: Share of the time left after the hypercube pattern the guided method gives its routing
+#: (the rest: the neighbourhood search).
+ROUTING_SHARE = 0.5
 
 
 def optimal_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
@@ -85,28 +87,39 @@ def _routing(problem: SuppressionProblem, options: MethodOptions, router: type
 def guided_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
     """The hypercube pattern first (on tables with dimensions: a pattern whatever the time
     limit), then every requirement routed at costs lowered by the lower bound's LP
-    relaxation and the clean-up (:func:`~tabsdc.suppression.guided.guided_pattern`) in the
-    time left; the cheaper of the two patterns, so never more than the hypercube method's."""
+    relaxation and the clean-up (:func:`~tabsdc.suppression.guided.guided_pattern`) within
+    ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
+    region (:func:`~tabsdc.suppression.neighbourhood.improve_pattern`) in the rest of the
+    time (without a time limit: as long again as the method took so far). Never more
+    costly than the hypercube method's pattern."""
     deadline, progress = options.deadline, options.progress
     bound = certified_bound(problem, options)
     fallback = hypercube_phases(problem, options, bound) if problem.table.dims else None
     attacker = problem.attacker(deadline)
-    pattern = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, deadline),
+    routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
+    pattern = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, routing),
                              problem.cost, bound.relaxation, problem.fixed_on,
                              ~problem.fixed_on & ~problem.fixed_off, problem.labels, progress,
-                             deadline)
+                             routing)
     kept = None if fallback is None else fallback.pattern
-    if pattern is not None and (kept is None or problem.cost @ pattern < problem.cost @ kept):
-        return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker),
-                             bound=bound)
-    if kept is None:
+    if pattern is None and kept is None:
         return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
                              bound=bound)
-    if progress is not None:
-        progress("guided: " + ("no routed pattern within the time limit" if pattern is None
-                               else "the routed pattern costs more") +
-                 ": the hypercube pattern is kept")
-    return replace(fallback, stats=replace(fallback.stats, time_limited=deadline.hit))
+    if pattern is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
+        if progress is not None:
+            progress("guided: " + ("no routed pattern within its share of the time limit"
+                                   if pattern is None else "the routed pattern costs more")
+                     + ": the hypercube pattern is kept")
+        pattern = kept
+    improving = deadline if deadline.limited else Deadline(deadline.elapsed())
+    improved, search = improve_pattern(problem, pattern, improving, progress=progress)
+    witnesses = None
+    if pattern is kept and fallback is not None and fallback.witnesses is not None:
+        witnesses = kept_witnesses(fallback.witnesses, improved)
+    return MethodOutcome(improved, pattern_stats(problem, improved, deadline, attacker,
+                                                 rounds=search.regions,
+                                                 time_limited=routing.hit),
+                         witnesses=witnesses, bound=bound)
 
 
 def heuristic_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:

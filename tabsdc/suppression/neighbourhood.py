@@ -45,19 +45,19 @@ import scipy.sparse as sp
 from tabsdc.audit.insider import insider_proofs
 from tabsdc.network import neighbourhood
 from tabsdc.progress import Deadline, Progress
-from tabsdc.respondents import Insiders, insider_groups
-from tabsdc.suppression.attacker import TOL, Attacker, Requirement
+from tabsdc.respondents import Insiders
+from tabsdc.suppression.attacker import Attacker, Requirement
 from tabsdc.suppression.heuristic import FlowRouter
 from tabsdc.suppression.optimal import optimal_pattern
 from tabsdc.suppression.problem import SuppressionProblem
 
-__all__ = ["improve_pattern", "region", "NeighbourhoodStats", "REGION_SECONDS",
+__all__ = ["improve_pattern", "region", "kept_witnesses", "NeighbourhoodStats", "REGION_SECONDS",
            "REGION_HOPS"]
 
 #: Seconds the exact solve of one region may take at most.
 REGION_SECONDS = 10.0
 #: Radius of a region around its secondary, in relations.
-REGION_HOPS = 2
+REGION_HOPS = 1
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,6 @@ def improve_pattern(
     start_cost = current = float(cost @ (pattern & ~problem.fixed_on))
     attacker = problem.attacker(deadline, extra_hops=1)
     certificates = _certify(attacker, reqs, pattern, range(len(reqs)), deadline)
-    print("DEBUG certified", deadline.elapsed(), flush=True)
     rng = np.random.default_rng(seed)
     tried = np.zeros(len(cost), dtype=bool)  # centres whose region kept the pattern
     regions = improved = 0
@@ -119,9 +118,9 @@ def improve_pattern(
         affected = [k for k, family in certificates.items()
                     if any(freed[cells].any() for cells in family)]
         candidate, renewed = _solve_region(problem, pattern, free, affected, certificates,
-                                           Deadline(deadline.solver_limit(region_limit)))
+                                           Deadline(deadline.solver_limit(region_limit)),
+                                           deadline)
         regions += 1
-        print("DEBUG", regions, deadline.elapsed(), int(free.sum()), int(freed.sum()), len(affected), float(cost[freed].sum()), float(cost @ (candidate & ~problem.fixed_on)) - current, flush=True)
         new_cost = float(cost @ (candidate & ~problem.fixed_on))
         if renewed is not None and new_cost < current * (1 - 1e-9):
             pattern, current = candidate, new_cost
@@ -141,12 +140,29 @@ def improve_pattern(
                                        deadline.expired)
 
 
+def kept_witnesses(witnesses: sp.sparray, pattern: np.ndarray) -> sp.csc_array | None:
+    """The columns of ``witnesses`` (cells x k deviations) that move hidden cells of
+    ``pattern`` only: those still feasible deviations (None: none is).
+
+    Examples
+    --------
+    >>> W = sp.csc_array(np.array([[1.0, 0.0], [-1.0, 1.0], [0.0, -1.0]]))
+    >>> kept_witnesses(W, np.array([True, True, False])).toarray().tolist()
+    [[1.0], [-1.0], [0.0]]
+    """
+    W = sp.csc_array(witnesses)
+    moves_published = np.diff(sp.csc_array(W[~pattern]).indptr) > 0
+    kept = W[:, np.flatnonzero(~moves_published)]
+    return sp.csc_array(kept) if kept.shape[1] else None
+
+
 def _solve_region(problem: SuppressionProblem, pattern: np.ndarray, free: np.ndarray,
                   affected: list[int], certificates: dict[int, list[np.ndarray]],
-                  deadline: Deadline) -> tuple[np.ndarray, dict | None]:
+                  deadline: Deadline, whole: Deadline) -> tuple[np.ndarray, dict | None]:
     """The cheapest pattern the optimal method finds in ``deadline`` that equals
     ``pattern`` outside the ``free`` cells and protects the requirements ``affected``, and
-    their new certificates (``pattern`` and None when it finds none cheaper).
+    their new certificates (``pattern`` and None when it finds none cheaper, or when
+    ``whole``, the search's deadline, expires before they are found).
 
     The sub-problem holds the free cells and those the certificates of ``affected`` move
     (so ``pattern`` protects it); every other cell is held at its value in the attacks,
@@ -172,9 +188,9 @@ def _solve_region(problem: SuppressionProblem, pattern: np.ndarray, free: np.nda
                                deadline=deadline, incumbent=pattern[cells])
     if found is None or problem.cost[cells] @ found >= problem.cost[cells] @ pattern[cells]:
         return pattern, None
-    renewed = _certify(Attacker(A, down, up, Deadline(None), problem.hops,
+    renewed = _certify(Attacker(A, down, up, whole, problem.hops,
                                 insiders=attacker.insiders), reqs, found, range(len(reqs)),
-                       Deadline(None))
+                       whole)
     if renewed is None:
         return pattern, None
     out = pattern.copy()
@@ -192,6 +208,7 @@ def restrict_insiders(insiders: Insiders | None, cells: np.ndarray) -> Insiders 
 
     Examples
     --------
+    >>> from tabsdc.respondents import insider_groups
     >>> A = sp.csr_array([[-1.0, 1, 1, 0, 0], [0, -1, 0, 1, 1]])  # T, x, y, x1, x2
     >>> whole = insider_groups(A, np.array([2.0, 1, 1, 1, 0]),
     ...                        np.array([False, True, True, True, False]))
