@@ -24,7 +24,10 @@ so the bound is computed from HiGHS's row duals (clipped at 0) by this formula: 
 misses a tolerance only weakens the bound, it never makes it invalid. The LP is strengthened
 by rounds of capacity cuts separated in blocks of requirements (the fractional pattern
 attacked, the cuts it violates added) within a time budget; the bound is valid after any
-number of rounds.
+number of rounds. The attacks are confined to each requirement's neighbourhood first
+(:mod:`tabsdc.suppression.separation`: their multipliers give capacity cuts valid for every
+binary protecting pattern, outsider's and respondents' alike, by the same weak duality),
+and the whole pattern is attacked only when they find no violated cut.
 
 A fallback needs no LP solve (the 10^6-cell tables, or a budget too small for the LP): the
 multipliers ``y_i = min_{j in row i} c_j / n_j``, ``n_j`` the number of seed rows holding
@@ -206,10 +209,10 @@ def lower_bound(
     The fallback first; then, while ``deadline`` allows, the LP relaxation over the seed
     rows (the respondents' among them when ``attacker`` has respondents), strengthened by
     the outsider's capacity cuts of the requirements its fractional pattern fails, attacked
-    ``BLOCK`` at a time in turn, and once it meets them all, by the cuts of the respondents'
-    scenarios it fails (each costs a search of certificates; a relaxation with fewer rows
-    is still a bound, so a deadline between the two is safe). The
-    bound is the largest of the certified values. Progress lines show it times ``unit``
+    at least ``BLOCK`` at a time in turn, locally first and then over the whole pattern,
+    and once it meets them all, by the cuts of the respondents' scenarios it fails (the
+    stages of :class:`_CutSearch`; a relaxation with fewer rows is still a bound, so a
+    deadline anywhere is safe). The bound is the largest of the certified values. Progress lines show it times ``unit``
     (the costs' unit when they were scaled for the solver).
 
     Examples
