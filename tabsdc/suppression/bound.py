@@ -212,8 +212,8 @@ def lower_bound(
     at least ``BLOCK`` at a time in turn, locally first and then over the whole pattern,
     and once it meets them all, by the cuts of the respondents' scenarios it fails (the
     stages of :class:`_CutSearch`; a relaxation with fewer rows is still a bound, so a
-    deadline anywhere is safe). The bound is the largest of the certified values. Progress lines show it times ``unit``
-    (the costs' unit when they were scaled for the solver).
+    deadline anywhere is safe). The bound is the largest of the certified values. Progress
+    lines show it times ``unit`` (the costs' unit when they were scaled for the solver).
 
     Examples
     --------
