@@ -25,7 +25,7 @@ misses a tolerance only weakens the bound, it never makes it invalid. The LP is 
 by rounds of capacity cuts separated in blocks of requirements (the fractional pattern
 attacked, the cuts it violates added) within a time budget; the bound is valid after any
 number of rounds. The attacks are confined to each requirement's neighbourhood first
-(:mod:`tabsdc.suppression.separation`: their multipliers give capacity cuts valid for every
+(:mod:`tabsdc.suppression._separation`: their multipliers give capacity cuts valid for every
 binary protecting pattern, outsider's and respondents' alike, by the same weak duality),
 and the whole pattern is attacked only when they find no violated cut.
 
@@ -53,7 +53,7 @@ from tabsdc._respondents import Insiders
 from tabsdc.audit._insider import insider_proofs
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression._attacker import Attacker
-from tabsdc.suppression.separation import LocalAttack, LocalSeparator
+from tabsdc.suppression._separation import LocalAttack, LocalSeparator
 
 #: Share of a time limit the lower bound of a non-optimal method may take.
 BOUND_SHARE = 0.2
@@ -290,9 +290,9 @@ class _CutSearch:
 
     Stages, each entered when a whole pass over the requirements of the one before found no
     cut: ``"local"``, the outsider's attacks confined to each requirement's neighbourhood
-    (:mod:`tabsdc.suppression.separation`; a local cut that the pattern does not violate is
+    (:mod:`tabsdc.suppression._separation`; a local cut that the pattern does not violate is
     passed over); ``"whole"``, the same, then the whole pattern attacked
-    (:meth:`~tabsdc.suppression.attacker.Attacker.reach`) where the local cut is not
+    (:meth:`~tabsdc.suppression._attacker.Attacker.reach`) where the local cut is not
     violated; ``"respondents"`` (with respondents), the whole stage again and the
     respondents' scenarios of every requirement the pattern meets. A pass of the last stage
     without a cut proves that the pattern meets every requirement. Requirements are attacked

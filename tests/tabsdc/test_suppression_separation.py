@@ -1,4 +1,4 @@
-"""Capacity cuts of local attacks (tabsdc.suppression.separation), checked against an
+"""Capacity cuts of local attacks (tabsdc.suppression._separation), checked against an
 attacker written here with scipy's linprog: a local attack that meets a level is an attack
 on the whole table, every cut holds for every binary pattern that protects the requirement,
 attacks solved together are those solved alone, and the lower bound built on them reaches
@@ -11,12 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from tabsdc.bounds import capacities
-from tabsdc.progress import Deadline
+from tabsdc._bounds import capacities
+from tabsdc._flows import Requirement
+from tabsdc._progress import Deadline
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import Attacker, Requirement, requirements
-from tabsdc.suppression.bound import lower_bound
-from tabsdc.suppression.separation import LocalSeparator
+from tabsdc.suppression._attacker import Attacker, requirements
+from tabsdc.suppression._bound import lower_bound
+from tabsdc.suppression._separation import LocalSeparator
 from tests.conftest import examples
 from tests.tabsdc.test_suppression import random_tables
 

@@ -1,8 +1,8 @@
 """Capacity cuts from attacks confined to a requirement's neighbourhood.
 
-The lower bound (:mod:`tabsdc.suppression.bound`) strengthens its LP relaxation with the
+The lower bound (:mod:`tabsdc.suppression._bound`) strengthens its LP relaxation with the
 capacity cuts its fractional pattern ``z`` violates. Attacking ``z`` over the whole table
-(:meth:`tabsdc.suppression.attacker.Attacker.reach`) costs an LP over every cell ``z``
+(:meth:`tabsdc.suppression._attacker.Attacker.reach`) costs an LP over every cell ``z``
 hides, which on the 10^5-cell tables takes a quarter of a second per requirement. Here the
 attack is confined to the cells ``z`` hides within a few relations of the requirement's cell
 (every other cell held at zero):
@@ -20,7 +20,7 @@ fixed cells (a respondent's knowledge). Two facts make it exact enough for the b
   ``sum_j min(k_j, level) z_j >= level``, ``k_j = max(r_j, 0) L_j + max(-r_j, 0) U_j``,
   ``r = c - A^T lambda`` (``k_j = 0`` on the fixed cells), valid for every binary pattern
   protecting the requirement (weak duality over the attacker's box: Fischetti and Salazar,
-  *Management Science* 47(7), 2001, section 3; :mod:`tabsdc.suppression.attacker`). The cut
+  *Management Science* 47(7), 2001, section 3; :mod:`tabsdc.suppression._attacker`). The cut
   counts the cells of ``R`` outside ``S`` too, so it may not be violated by ``z`` even
   when the local reach falls short: the caller then attacks the whole pattern.
 """
@@ -33,10 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.flows import TOL, Requirement
+from tabsdc._flows import TOL, Requirement
 from tabsdc.solver import HighsModel, LinearProgram
-
-__all__ = ["LocalAttack", "LocalSeparator"]
 
 #: Weights of the fractional pattern below this count as zero (the cell is published).
 SUPPORT = 1e-9
