@@ -59,10 +59,9 @@ class LocalSeparator:
 
     Parameters
     ----------
-    A : sparse matrix
-        The table's relations.
-    down_capacity, up_capacity : ndarray
-        ``L = a - lb`` and ``U = ub - a``, finite.
+    A, down_capacity, up_capacity
+        The relations and the capacities, as for
+        :class:`~tabsdc.suppression._attacker.Attacker`.
     hops : int
         Radius of the neighbourhoods, in relations, walked through the cells the pattern
         hides only.
