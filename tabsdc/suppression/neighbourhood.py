@@ -5,10 +5,10 @@ Start from a protecting pattern ``P``. Repeatedly choose a region ``R`` (the cel
 its secondaries and let its published cells be suppressed, while every cell outside ``R``
 keeps its status (hidden stays hidden, published stays published), and solve that
 sub-problem exactly: the optimal method's master MILP with capacity cuts
-(:func:`~tabsdc.suppression.optimal.optimal_pattern`) over the requirements whose
+(:func:`~tabsdc.suppression._optimal.optimal_pattern`) over the requirements whose
 certificates move a freed secondary, ``P`` its first incumbent, within its own time limit.
 A requirement whose certificates (the attacks proving it, against the outside intruder and
-every respondent: :meth:`~tabsdc.suppression.attacker.Attacker.proof`) move no freed cell
+every respondent: :meth:`~tabsdc.suppression._attacker.Attacker.proof`) move no freed cell
 keeps them whatever the region becomes, so only the others can fail. The region's pattern
 is kept when it costs less; its requirements are then proved again on the whole pattern
 (new certificates for the next regions), and a region whose new pattern cannot be proved
@@ -25,7 +25,7 @@ The region around a cell: the cells within one relation of it. On a 2 x 2 table 
 totals, one relation from an inner cell reaches its row and its column:
 
 >>> import pandas as pd
->>> from tabsdc.table import Table
+>>> from tabsdc._table import Table
 >>> cells = pd.DataFrame({"r": list("aabb"), "c": list("xyxy"), "value": [1.0] * 4})
 >>> table = Table.from_aggregated(cells, ["r", "c"])
 >>> table.cell_labels([4])
@@ -42,14 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit.insider import insider_proofs
-from tabsdc.network import neighbourhood
-from tabsdc.progress import Deadline, Progress
-from tabsdc.respondents import Insiders
-from tabsdc.suppression.attacker import Attacker, Requirement
-from tabsdc.suppression.heuristic import FlowRouter
-from tabsdc.suppression.optimal import optimal_pattern
-from tabsdc.suppression.problem import SuppressionProblem
+from tabsdc.audit._insider import insider_proofs
+from tabsdc._network import neighbourhood
+from tabsdc._progress import Deadline, Progress
+from tabsdc._respondents import Insiders
+from tabsdc.suppression._attacker import Attacker, Requirement
+from tabsdc.suppression._heuristic import FlowRouter
+from tabsdc.suppression._optimal import optimal_pattern
+from tabsdc.suppression._problem import SuppressionProblem
 
 __all__ = ["improve_pattern", "region", "kept_witnesses", "NeighbourhoodStats", "REGION_SECONDS",
            "REGION_HOPS"]
@@ -208,7 +208,7 @@ def restrict_insiders(insiders: Insiders | None, cells: np.ndarray) -> Insiders 
 
     Examples
     --------
-    >>> from tabsdc.respondents import insider_groups
+    >>> from tabsdc._respondents import insider_groups
     >>> A = sp.csr_array([[-1.0, 1, 1, 0, 0], [0, -1, 0, 1, 1]])  # T, x, y, x1, x2
     >>> whole = insider_groups(A, np.array([2.0, 1, 1, 1, 0]),
     ...                        np.array([False, True, True, True, False]))
@@ -238,7 +238,7 @@ def restrict_insiders(insiders: Insiders | None, cells: np.ndarray) -> Insiders 
 def _certify(attacker: Attacker, reqs: Sequence[Requirement], pattern: np.ndarray,
              which: Sequence[int], deadline: Deadline) -> dict[int, list[np.ndarray]] | None:
     """The certificates of the requirements ``which`` under ``pattern``, by position (local
-    ones first, :meth:`~tabsdc.suppression.attacker.Attacker.proof`, else over the whole
+    ones first, :meth:`~tabsdc.suppression._attacker.Attacker.proof`, else over the whole
     pattern), or None when the deadline came first or the pattern fails one of them."""
     attacker.set_pattern(pattern)
     out: dict[int, list[np.ndarray]] = {}

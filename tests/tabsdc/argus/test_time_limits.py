@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tabsdc.io.argus.batch import run_batch
+from tabsdc.io.argus._batch import run_batch
 from tests.tabsdc.argus.conftest import write_survey_job
 
 

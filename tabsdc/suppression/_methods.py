@@ -1,0 +1,177 @@
+"""The suppression methods, one function each with one signature, and the table naming them.
+
+Every method is ``method(problem, options) -> MethodOutcome``
+(:mod:`tabsdc.suppression._problem`); :func:`tabsdc.suppression.suppress` looks it up in
+:data:`METHOD_FUNCTIONS` by name:
+
+* ``"optimal"``: the cut loop (:func:`tabsdc.suppression._optimal.optimal_pattern`);
+* ``"guided"``: the hypercube pattern (on tables with dimensions), then routing at costs
+  lowered by the lower bound's LP relaxation and clean-up
+  (:func:`tabsdc.suppression._guided.guided_pattern`); the cheaper of the two, improved
+  region by region (:func:`tabsdc.suppression.neighbourhood.improve_pattern`);
+* ``"heuristic"``, ``"network"``: routing of every requirement from the given pattern,
+  then clean-up, with the flow LP or the table's network as the router;
+* ``"modular"``: the sub-tables protected one by one with the optimal method, then every
+  requirement checked and the failing ones routed on the whole table;
+* ``"hypercube"``: a hypercube per primary, routing of what no hypercube meets, clean-up
+  (:func:`tabsdc.suppression._hypercube.hypercube_method`).
+
+The methods other than the optimal one compute a certified lower bound first
+(:func:`~tabsdc.suppression._problem.certified_bound`); the optimal method bounds its own
+search.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabsdc._progress import Deadline
+from tabsdc._table import Table
+from tabsdc._validation import in_working_units
+from tabsdc.suppression._checks import failing_requirements
+from tabsdc.suppression._costs import cell_costs
+from tabsdc.suppression._guided import guided_pattern
+from tabsdc.suppression._heuristic import FlowRouter
+from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
+from tabsdc.suppression._modular import modular_pattern
+from tabsdc.suppression.neighbourhood import improve_pattern, kept_witnesses
+from tabsdc.suppression._network import NetworkRouter
+from tabsdc.suppression._optimal import optimal_pattern
+from tabsdc.suppression._problem import (
+    MethodFunction,
+    MethodOptions,
+    MethodOutcome,
+    SuppressionProblem,
+    certified_bound,
+    no_pattern,
+    pattern_stats,
+    route_and_clean,
+    suppression_problem,
+)
+
+#: Share of the time limit the modular method gives its sub-tables (the rest: the repair).
+MODULAR_SHARE = 0.6
+#: Share of the time left after the hypercube pattern the guided method gives its routing
+#: (the rest: the neighbourhood search).
+ROUTING_SHARE = 0.5
+
+
+def optimal_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """Proven optimal, or under a time limit the best protecting pattern and its gap."""
+    deadline = options.deadline
+    pattern, stats = optimal_pattern(
+        problem.table.A, problem.reqs, problem.attacker(deadline),
+        problem.router(FlowRouter, deadline), problem.cost, problem.fixed_on,
+        problem.fixed_off, problem.labels, deadline=deadline, progress=options.progress)
+    return MethodOutcome(pattern, stats)
+
+
+def _routing(problem: SuppressionProblem, options: MethodOptions, router: type
+             ) -> MethodOutcome:
+    """Every requirement routed from the given pattern, then the clean-up of every cell
+    not fixed."""
+    bound = certified_bound(problem, options)
+    attacker = problem.attacker(options.deadline)
+    routed = route_and_clean(problem, options, attacker,
+                             problem.router(router, options.deadline), problem.fixed_on,
+                             problem.reqs, ~problem.fixed_on & ~problem.fixed_off)
+    if routed is None:
+        return MethodOutcome(None, no_pattern(options.deadline,
+                                              attacker_solves=attacker.n_solves), bound=bound)
+    return MethodOutcome(routed[0], pattern_stats(problem, routed[0], options.deadline,
+                                                  attacker), bound=bound)
+
+
+def guided_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """The hypercube pattern first (on tables with dimensions: a pattern whatever the time
+    limit), then every requirement routed at costs lowered by the lower bound's LP
+    relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`) within
+    ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
+    region (:func:`~tabsdc.suppression.neighbourhood.improve_pattern`) in the rest of the
+    time (without a time limit: as long again as the method took so far). Never more
+    costly than the hypercube method's pattern."""
+    deadline, progress = options.deadline, options.progress
+    bound = certified_bound(problem, options)
+    fallback = hypercube_phases(problem, options, bound) if problem.table.dims else None
+    attacker = problem.attacker(deadline)
+    routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
+    pattern = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, routing),
+                             problem.cost, bound.relaxation, problem.fixed_on,
+                             ~problem.fixed_on & ~problem.fixed_off, problem.labels, progress,
+                             routing)
+    kept = None if fallback is None else fallback.pattern
+    if pattern is None and kept is None:
+        return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
+                             bound=bound)
+    if pattern is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
+        if progress is not None:
+            progress("guided: " + ("no routed pattern within its share of the time limit"
+                                   if pattern is None else "the routed pattern costs more")
+                     + ": the hypercube pattern is kept")
+        pattern = kept
+    improving = deadline if deadline.limited else Deadline(deadline.elapsed())
+    improved, search = improve_pattern(problem, pattern, improving, progress=progress)
+    witnesses = None
+    if pattern is kept and fallback is not None and fallback.witnesses is not None:
+        witnesses = kept_witnesses(fallback.witnesses, improved)
+    return MethodOutcome(improved, pattern_stats(problem, improved, deadline, attacker,
+                                                 rounds=search.regions,
+                                                 time_limited=routing.hit),
+                         witnesses=witnesses, bound=bound)
+
+
+def heuristic_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """Routing by least-cost deviation flows (LPs, any linear table), then clean-up."""
+    return _routing(problem, options, FlowRouter)
+
+
+def network_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """Routing by min-cost flows on the table's network (two-dimensional tables), then
+    clean-up."""
+    return _routing(problem, options, NetworkRouter)
+
+
+def modular_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """The sub-tables protected one by one by the optimal method within ``MODULAR_SHARE``
+    of the time (each at most ``options.subtable_limit`` seconds), then every requirement
+    checked on the whole table and the failing ones routed; the clean-up publishes again
+    only cells the sub-tables did not hide."""
+    bound = certified_bound(problem, options)
+    deadline, table = options.deadline, problem.table
+    attacker = problem.attacker(deadline)
+    phase = deadline.share(MODULAR_SHARE)
+
+    def solve_subtable(sub: Table, cells: np.ndarray) -> np.ndarray | None:
+        limit = phase.solver_limit(options.subtable_limit) or options.subtable_limit
+        sub_problem = suppression_problem(in_working_units(sub)[0],
+                                          cell_costs(sub, problem.cost[cells]),
+                                          prior=options.prior, q=options.q, singletons=False)
+        if not sub_problem.reqs:
+            return sub_problem.fixed_on
+        return optimal_method(sub_problem, MethodOptions(Deadline(limit))).pattern
+
+    start, subtable_solves = modular_pattern(
+        table, solve_subtable, (table.cells["lpl"].to_numpy(float),
+                                table.cells["upl"].to_numpy(float)), options.progress, phase)
+    failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
+                                   client=options.client, progress=options.progress)
+    routed = route_and_clean(problem, options, attacker, problem.router(FlowRouter, deadline),
+                             start, failing, ~start & ~problem.fixed_off)
+    if routed is None:
+        return MethodOutcome(None, no_pattern(deadline, rounds=subtable_solves,
+                                              attacker_solves=attacker.n_solves), bound=bound)
+    return MethodOutcome(routed[0], pattern_stats(problem, routed[0], deadline, attacker,
+                                                  rounds=subtable_solves,
+                                                  time_limited=phase.hit), bound=bound)
+
+
+#: The methods by name (``method="auto"`` chooses one of them,
+#: :func:`tabsdc.suppression.choose_method`).
+METHOD_FUNCTIONS: dict[str, MethodFunction] = {
+    "optimal": optimal_method,
+    "guided": guided_method,
+    "heuristic": heuristic_method,
+    "network": network_method,
+    "modular": modular_method,
+    "hypercube": hypercube_method,
+}
