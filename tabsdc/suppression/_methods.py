@@ -8,7 +8,7 @@ Every method is ``method(problem, options) -> MethodOutcome``
 * ``"guided"``: the hypercube pattern (on tables with dimensions), then routing at costs
   lowered by the lower bound's LP relaxation and clean-up
   (:func:`tabsdc.suppression._guided.guided_pattern`); the cheaper of the two, improved
-  region by region (:func:`tabsdc.suppression.neighbourhood.improve_pattern`);
+  region by region (:func:`tabsdc.suppression._neighbourhood.improve_pattern`);
 * ``"heuristic"``, ``"network"``: routing of every requirement from the given pattern,
   then clean-up, with the flow LP or the table's network as the router;
 * ``"modular"``: the sub-tables protected one by one with the optimal method, then every
@@ -34,7 +34,7 @@ from tabsdc.suppression._guided import guided_pattern
 from tabsdc.suppression._heuristic import FlowRouter
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import modular_pattern
-from tabsdc.suppression.neighbourhood import improve_pattern, kept_witnesses
+from tabsdc.suppression._neighbourhood import improve_pattern, kept_witnesses
 from tabsdc.suppression._network import NetworkRouter
 from tabsdc.suppression._optimal import optimal_pattern
 from tabsdc.suppression._problem import (
@@ -87,7 +87,7 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     limit), then every requirement routed at costs lowered by the lower bound's LP
     relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`) within
     ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
-    region (:func:`~tabsdc.suppression.neighbourhood.improve_pattern`) in the rest of the
+    region (:func:`~tabsdc.suppression._neighbourhood.improve_pattern`) in the rest of the
     time (without a time limit: as long again as the method took so far). Never more
     costly than the hypercube method's pattern."""
     deadline, progress = options.deadline, options.progress

@@ -12,14 +12,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tabsdc._progress import Deadline
+from tabsdc._table import Table
+from tabsdc._validation import in_working_units
 from tabsdc.suppression import suppress
 from tabsdc.suppression._costs import cell_costs
 from tabsdc.suppression._heuristic import FlowRouter
-from tabsdc.suppression.neighbourhood import improve_pattern
+from tabsdc.suppression._neighbourhood import improve_pattern
 from tabsdc.suppression._optimal import optimal_pattern
 from tabsdc.suppression._problem import SuppressionProblem, suppression_problem
-from tabsdc._table import Table
-from tabsdc._validation import in_working_units
 from tests.tabsdc.test_insider import contributions, independent_insider_failures, survey
 from tests.tabsdc.test_suppression_guided import linprog_exposed
 

@@ -42,17 +42,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.audit._insider import insider_proofs
 from tabsdc._network import neighbourhood
 from tabsdc._progress import Deadline, Progress
 from tabsdc._respondents import Insiders
+from tabsdc.audit._insider import insider_proofs
 from tabsdc.suppression._attacker import Attacker, Requirement
 from tabsdc.suppression._heuristic import FlowRouter
 from tabsdc.suppression._optimal import optimal_pattern
 from tabsdc.suppression._problem import SuppressionProblem
-
-__all__ = ["improve_pattern", "region", "kept_witnesses", "NeighbourhoodStats", "REGION_SECONDS",
-           "REGION_HOPS"]
 
 #: Seconds the exact solve of one region may take at most.
 REGION_SECONDS = 10.0
