@@ -7,6 +7,7 @@ respondent's, the respondents read from the records
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -17,7 +18,7 @@ from tabsdc._validation import in_working_units
 from tabsdc.suppression import suppress
 from tabsdc.suppression._costs import cell_costs
 from tabsdc.suppression._heuristic import FlowRouter
-from tabsdc.suppression._neighbourhood import improve_pattern
+from tabsdc.suppression._neighbourhood import NeighbourhoodStats, improve_pattern
 from tabsdc.suppression._optimal import optimal_pattern
 from tabsdc.suppression._problem import SuppressionProblem, suppression_problem
 from tests.tabsdc.test_insider import contributions, independent_insider_failures, survey
@@ -36,19 +37,12 @@ def published(table: Table, pattern: np.ndarray) -> Table:
     return table.with_columns(status=np.where(pattern & (status != "u"), "m", status))
 
 
-@pytest.mark.slow
-@settings(max_examples=3, deadline=None)
-@given(seed=st.integers(0, 10_000), dims=st.just(2), extra=st.floats(0.0, 0.5),
-       cost=st.sampled_from(["value", "count"]))
-@example(seed=11, dims=2, extra=1.0, cost="value")  # every cell hidden
-@example(seed=1, dims=3, extra=0.0, cost="count")
-def test_the_search_never_returns_a_costlier_or_unprotected_pattern(seed, dims, extra, cost):
-    frame, names, table = survey(seed, dims, 25 if dims == 2 else 10)
-    problem = problem_of(table, cost)
-    # the hypercube pattern and some cells more
-    start = suppress(table, "hypercube", cost=cost).suppressed
-    start = start | (np.random.default_rng(seed).random(table.n_cells) < extra) & ~problem.fixed_off
-    pattern, stats = improve_pattern(problem, start, Deadline(None), seed=seed)
+def check_search(frame: pd.DataFrame, names: list[str], table: Table,
+                 problem: SuppressionProblem, start: np.ndarray, pattern: np.ndarray,
+                 stats: NeighbourhoodStats) -> None:
+    """The search's ``pattern`` from ``start``: no costlier, its statistics its own, the
+    fixed cells kept, and protected against the independent attackers (the outside
+    intruder's and the respondents', read from the records ``frame``)."""
     start_cost = problem.cost @ (start & ~problem.fixed_on)
     assert stats.start_cost == pytest.approx(start_cost)
     assert stats.cost == pytest.approx(problem.cost @ (pattern & ~problem.fixed_on))
@@ -60,6 +54,23 @@ def test_the_search_never_returns_a_costlier_or_unprotected_pattern(seed, dims, 
     assert independent_insider_failures(result, contributions(frame, names, table)) == set()
 
 
+@pytest.mark.slow
+@settings(max_examples=3, deadline=None)
+@given(seed=st.integers(0, 10_000), dims=st.just(2), extra=st.floats(0.0, 0.5),
+       cost=st.sampled_from(["value", "count"]))
+@example(seed=11, dims=2, extra=1.0, cost="value")  # every cell hidden
+@example(seed=1, dims=3, extra=0.0, cost="count")
+def test_the_search_never_returns_a_costlier_or_unprotected_pattern(seed, dims, extra, cost):
+    frame, names, table = survey(seed, dims, 25 if dims == 2 else 10)
+    problem = problem_of(table, cost)
+    # the hypercube pattern and some cells more
+    start = suppress(table, "hypercube", cost=cost).suppressed
+    extra_cells = np.random.default_rng(seed).random(table.n_cells) < extra
+    start = start | extra_cells & ~problem.fixed_off
+    pattern, stats = improve_pattern(problem, start, Deadline(None), seed=seed)
+    check_search(frame, names, table, problem, start, pattern, stats)
+
+
 def test_the_search_improves_the_hypercube_pattern():
     # the hypercube pattern of this table costs 32,420.7; the regions re-solved bring it to
     # 12,053.9 (measured), the optimal method's pattern costing no more
@@ -67,13 +78,11 @@ def test_the_search_improves_the_hypercube_pattern():
     problem = problem_of(table, "value")
     start = suppress(table, "hypercube", cost="value").suppressed
     pattern, stats = improve_pattern(problem, start, Deadline(None))
+    check_search(frame, names, table, problem, start, pattern, stats)
     assert stats.start_cost == pytest.approx(32420.7)
     assert stats.cost <= 0.4 * stats.start_cost
     assert 1 <= stats.improved <= stats.regions and not stats.time_limited
     assert suppress(table, "optimal", cost="value").stats.objective <= stats.cost + 1e-6
-    result = published(table, pattern)
-    assert linprog_exposed(result) == []
-    assert independent_insider_failures(result, contributions(frame, names, table)) == set()
 
 
 def test_the_same_seed_gives_the_same_pattern():
