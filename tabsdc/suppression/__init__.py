@@ -317,16 +317,13 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
     elif method == "modular":
         phase = deadline.share(MODULAR_SHARE)
         prior, q = prior_q
-
-        def solve_subtable(sub: Table, cells: np.ndarray) -> np.ndarray | None:
-            limit = phase.solver_limit(subtable_limit) or subtable_limit
-            result = suppress(sub, "optimal", c[cells], time_limit=limit, prior=prior, q=q,
-                              singletons=False)
-            return None if result.stats.status == "no pattern" else result.suppressed
-
-        start_pattern, subtable_solves = modular_pattern(
-            table, solve_subtable, (table.cells["lpl"].to_numpy(float),
-                                    table.cells["upl"].to_numpy(float)), progress, phase)
+        start_pattern, modular = modular_pattern(
+            table, c, (table.cells["lpl"].to_numpy(float), table.cells["upl"].to_numpy(float)),
+            subtable_limit=subtable_limit, prior=prior, q=q,
+            singletons=attacker.insiders is not None, deadline=phase,
+            progress=progress, n_jobs=parallel[0], client=parallel[1],
+            clock=deadline.clock)
+        subtable_solves = modular.solved
         n_jobs, client = parallel
         failing = failing_requirements(attacker, reqs, start_pattern, n_jobs=n_jobs,
                                        client=client, progress=progress)
