@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -72,6 +73,7 @@ def parallel_map(
     client: Any = None,
     chunksize: int = 1,
     on_result: Callable[[int], None] | None = None,
+    fresh_workers: bool = False,
 ) -> list[R]:
     """``[func(t) for t in tasks]``, run in parallel (see the module docstring).
 
@@ -90,6 +92,11 @@ def parallel_map(
     on_result : callable, optional
         Called in this process with a task's index as soon as that task has finished (in
         the order they finish), e.g. for progress lines.
+    fresh_workers : bool
+        Start the pool's processes from a fresh interpreter (``forkserver``) instead of
+        forking this process: needed when the tasks solve MILPs and this process has
+        solved some already (HiGHS's MIP threads do not survive a fork; a forked worker can
+        wait for them forever).
 
     Returns
     -------
@@ -111,7 +118,8 @@ def parallel_map(
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        context = multiprocessing.get_context("forkserver") if fresh_workers else None
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             if on_result is None:
                 return list(pool.map(func, tasks, chunksize=max(1, chunksize)))
             futures = {pool.submit(func, t): index for index, t in enumerate(tasks)}

@@ -169,10 +169,11 @@ class SubtableTask:
 
 @dataclass(frozen=True)
 class SubtableOutcome:
-    """The pattern of one sub-table (boolean, in its cell order; None: no pattern protects
-    it within its own cells), how it was found (``"optimal"``, ``"feasible"``: the best at
-    its time limit, ``"routed"``: none by then, routed on its own cells, ``"none"``) and the
-    seconds its optimisation took on the task's clock."""
+    """The pattern of one sub-table (boolean, in its cell order; None: none), how it was
+    found (``"optimal"``; ``"feasible"``: the best at its time limit; ``"routed"``: none by
+    then, routed on its own cells; ``"none"``: its routing ran out of time too;
+    ``"infeasible"``: no pattern of its own cells protects it) and the seconds its
+    optimisation took on the task's clock."""
 
     pattern: np.ndarray | None
     how: str
@@ -196,8 +197,8 @@ def protect_subtable(task: SubtableTask) -> SubtableOutcome:
                               time_limit=Deadline(task.seconds, clock=task.clock))
             how = "routed"
     except InputError:  # no pattern within its own cells
-        return SubtableOutcome(None, "none", deadline.elapsed())
-    if result.stats.status == "no pattern":  # a Ctrl-C stopped the routing too
+        return SubtableOutcome(None, "infeasible", deadline.elapsed())
+    if result.stats.status == "no pattern":  # its routing ran out of time too (or Ctrl-C)
         return SubtableOutcome(None, "none", seconds)
     return SubtableOutcome(np.asarray(result.suppressed, dtype=bool), how, seconds)
 
@@ -396,14 +397,15 @@ def modular_pattern(
             limited = [replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
                        for p in order]
             outcomes = parallel_map(solve, limited, n_jobs=n_jobs, client=client,
-                                    on_result=lambda k: reporter.tick(owners[k]))
+                                    on_result=lambda k: reporter.tick(owners[k]),
+                                    fresh_workers=True)
             cache.update(zip(order, outcomes, strict=True))
         for p in order:
             if p in cache:
                 outcome = cache[p]
                 stats.solved += 1
                 stats.seconds.append(outcome.seconds)
-                stats.time_limited += outcome.how in ("feasible", "routed")
+                stats.time_limited += outcome.how in ("feasible", "routed", "none")
                 stats.routed += outcome.how == "routed"
         return {key: cache[p] for key, p in zip(keys, prints, strict=True) if p in cache}
 
@@ -434,7 +436,8 @@ def modular_pattern(
             reporter.tick(sum(key not in solved_once and tasks[key] is None for key in wave))
             outcomes = solve_wave(todo, [tasks[key] for key in todo])
             solved_once.update(wave)
-            stuck = [key for key in todo if key in outcomes and outcomes[key].pattern is None]
+            stuck = [key for key in todo
+                     if key in outcomes and outcomes[key].how == "infeasible"]
             if stuck:  # backtracking: these sub-tables' published margins become free
                 tasks.update({key: task_of(key, True) for key in stuck})
                 outcomes.update(solve_wave(stuck, [tasks[key] for key in stuck]))
