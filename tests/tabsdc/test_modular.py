@@ -131,6 +131,7 @@ def narrowest_intervals(table: Table) -> dict[int, tuple[float, float]]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(st.integers(0, 10_000))
 def test_modular_patterns_pass_an_independent_attacker(seed):
