@@ -7,38 +7,38 @@
 * :mod:`microsdc.studies`: perturbation studies of the measures (:func:`run_study`);
 * :mod:`microsdc.plots`: figures comparing original and masked data;
 * :mod:`microsdc.datasets`: the Tarragona and CASC reference files.
+
+The names below are imported from their modules when first used (``from microsdc import
+mdav`` works as usual), so that ``microsdc --help`` and :mod:`microsdc.errors` load no
+method.
 """
 
-from microsdc.datasets import load_casc, load_tarragona
-from microsdc.errors import DataError, MicroSDCError
-from microsdc.masking import additive_noise, correlated_noise, mdav, mdav_groups, rank_swap
-from microsdc.risk import (
-    RiskReport,
-    disclosure_risk,
-    rank_interval_disclosure,
-    record_linkage,
-    sd_interval_disclosure,
-)
-from microsdc.studies import StudyResult, run_study
-from microsdc.utility import UtilityReport, information_loss
+from __future__ import annotations
 
-__all__ = [
-    "MicroSDCError",
-    "DataError",
-    "mdav",
-    "mdav_groups",
-    "additive_noise",
-    "correlated_noise",
-    "rank_swap",
-    "information_loss",
-    "UtilityReport",
-    "disclosure_risk",
-    "record_linkage",
-    "sd_interval_disclosure",
-    "rank_interval_disclosure",
-    "RiskReport",
-    "run_study",
-    "StudyResult",
-    "load_tarragona",
-    "load_casc",
-]
+from tabsdc.lazy import lazy_names
+
+#: Each public name and the module that defines it.
+_SOURCES = {
+    "MicroSDCError": "microsdc.errors",
+    "DataError": "microsdc.errors",
+    "mdav": "microsdc.masking",
+    "mdav_groups": "microsdc.masking",
+    "additive_noise": "microsdc.masking",
+    "correlated_noise": "microsdc.masking",
+    "rank_swap": "microsdc.masking",
+    "information_loss": "microsdc.utility",
+    "UtilityReport": "microsdc.utility",
+    "disclosure_risk": "microsdc.risk",
+    "record_linkage": "microsdc.risk",
+    "sd_interval_disclosure": "microsdc.risk",
+    "rank_interval_disclosure": "microsdc.risk",
+    "RiskReport": "microsdc.risk",
+    "run_study": "microsdc.studies",
+    "StudyResult": "microsdc.studies",
+    "load_tarragona": "microsdc.datasets",
+    "load_casc": "microsdc.datasets",
+}
+
+__all__ = list(_SOURCES)
+
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES)

@@ -18,7 +18,11 @@ from importlib.resources import files
 
 import pandas as pd
 
-__all__ = ["load_tarragona", "load_casc"]
+__all__ = ["load_tarragona", "load_casc", "SAMPLE_FILES"]
+
+#: The data sets as files (``microsdc sample NAME --out FILE``): name -> file of
+#: ``microsdc/data``.
+SAMPLE_FILES = {"tarragona": "Tarragona.csv", "casc": "CASCrefmicrodata.csv"}
 
 
 def _read(name: str) -> pd.DataFrame:
@@ -34,7 +38,7 @@ def load_tarragona() -> pd.DataFrame:
     >>> load_tarragona().shape
     (834, 13)
     """
-    return _read("Tarragona.csv")
+    return _read(SAMPLE_FILES["tarragona"])
 
 
 def load_casc() -> pd.DataFrame:
@@ -45,4 +49,4 @@ def load_casc() -> pd.DataFrame:
     >>> load_casc().shape
     (1080, 13)
     """
-    return _read("CASCrefmicrodata.csv")
+    return _read(SAMPLE_FILES["casc"])

@@ -13,6 +13,13 @@ Renderers: :meth:`Report.to_text` (terminal), :meth:`Report.to_markdown`,
 :meth:`Report.to_dict` / :meth:`Report.to_json` (machine-readable; figures are omitted from
 JSON, tables are written as lists of records).
 
+The renderers for people (text, Markdown, HTML) show what a reader needs and nothing of
+how it was computed: ``snake_case`` keys and column names as words (``l1_distance`` ->
+``l1 distance``), inline code marked ````U```` as code (HTML) or plain text, no column that
+is empty in every row, no row numbers of an unnamed index, yes/no for booleans, and a figure
+that repeats one shown earlier in the report (the same image) only once, with a line saying
+where it is. JSON keeps the keys and every column as they are.
+
 A report is internal: it holds what a publication must not (rules, levels, statuses, audit
 intervals, original values). Every rendering says so first
 (:data:`sdcreport.files.CONFIDENTIAL`): a line above the title, a banner of the HTML page,
@@ -28,6 +35,7 @@ import html
 import io
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,10 +47,16 @@ from sdcreport.files import CONFIDENTIAL, CONFIDENTIAL_FIELD, write_text
 from sdcreport.numbers import format_frame, format_number
 
 __all__ = ["Text", "Metrics", "TableBlock", "Figure", "Section", "Report", "jsonable",
-           "REPORT_FORMATS", "report_format"]
+           "REPORT_FORMATS", "report_format", "label", "inline_code", "readable"]
 
 #: Rows of a table shown in the text and Markdown renderers (HTML and JSON get all rows).
 MAX_PREVIEW_ROWS = 40
+
+#: A ``snake_case`` name (two words at least, lower case).
+_SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+
+#: Inline code in text: ````code````.
+_CODE = re.compile(r"``(.+?)``")
 
 
 @dataclass(frozen=True)
@@ -136,9 +150,9 @@ class Report:
     def to_text(self) -> str:
         """Plain text for the terminal (tables cut to :data:`MAX_PREVIEW_ROWS` rows)."""
         out = [CONFIDENTIAL, "", self.title, "=" * len(self.title), ""]
-        for section in self.sections:
+        for section, blocks in _shown(self.sections):
             out += [section.title, "-" * len(section.title)]
-            for block in section.blocks:
+            for block in blocks:
                 out.append(_block_text(block))
                 out.append("")
         return "\n".join(out).rstrip() + "\n"
@@ -146,9 +160,9 @@ class Report:
     def to_markdown(self) -> str:
         """Markdown; figures are referenced by caption only (use HTML to see them)."""
         out = [f"**{CONFIDENTIAL}**", "", f"# {self.title}", ""]
-        for section in self.sections:
+        for section, blocks in _shown(self.sections):
             out += [f"## {section.title}", ""]
-            for block in section.blocks:
+            for block in blocks:
                 out.append(_block_markdown(block))
                 out.append("")
         return "\n".join(out).rstrip() + "\n"
@@ -164,9 +178,9 @@ class Report:
         )
         if len(self.sections) > 1:
             body.append(f"<nav><ol>{toc}</ol></nav>")
-        for i, section in enumerate(self.sections):
+        for i, (section, blocks) in enumerate(_shown(self.sections)):
             body.append(f'<section id="s{i}"><h2>{_esc(section.title)}</h2>')
-            body.extend(_block_html(block) for block in section.blocks)
+            body.extend(_block_html(block) for block in blocks)
             body.append("</section>")
         return _HTML_PAGE.format(title=_esc(self.title), body="\n".join(body))
 
@@ -248,6 +262,90 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def label(name: Any) -> str:
+    """A key or column name as a reader sees it: ``snake_case`` words joined by spaces.
+
+    Examples
+    --------
+    >>> label("l1_distance"), label("upl p%(p=10)"), label("E[U|x]"), label(3)
+    ('l1 distance', 'upl p%(p=10)', 'E[U|x]', '3')
+    """
+    text = str(name)
+    return text.replace("_", " ") if _SNAKE.fullmatch(text) else text
+
+
+def inline_code(text: str, render: str = "text") -> str:
+    """Text with ````code```` marks: ``"html"`` makes them ``<code>`` elements (the rest
+    escaped), ``"markdown"`` single backticks, ``"text"`` drops them.
+
+    Examples
+    --------
+    >>> inline_code("the statistic ``U`` of <B>", "html")
+    'the statistic <code>U</code> of &lt;B&gt;'
+    >>> inline_code("the statistic ``U``"), inline_code("``U``", "markdown")
+    ('the statistic U', '`U`')
+    """
+    if render == "html":
+        parts = _CODE.split(text)
+        return "".join(_esc(p) if k % 2 == 0 else f"<code>{_esc(p)}</code>"
+                       for k, p in enumerate(parts))
+    return _CODE.sub(r"`\1`" if render == "markdown" else r"\1", text)
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as a reader sees it: columns empty in every row dropped, names as words
+    (:func:`label`), numbers formatted (:func:`sdcreport.numbers.format_frame`, booleans as
+    yes/no, also among other values).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"mean_before": [1.5, 2.0], "bound": [None, None],
+    ...                       "protected": [True, None]})
+    >>> readable(frame).to_dict("list")
+    {'mean before': ['1.50', '2.00'], 'protected': ['yes', '']}
+    """
+    empty = [c for c in frame.columns if frame[c].map(_blank).all()]
+    out = format_frame(frame.drop(columns=empty)) if len(frame) else frame.copy()
+    for position in range(out.shape[1]):
+        column = out.iloc[:, position]
+        if column.dtype == object:
+            out.isetitem(position, column.map(lambda v: "" if v is None else format_number(v)))
+    out.columns = [label(c) for c in out.columns] if not isinstance(
+        out.columns, pd.MultiIndex) else out.columns
+    out.index = out.index.set_names([None if n is None else label(n) for n in out.index.names])
+    return out
+
+
+def _blank(value: Any) -> bool:
+    """A value that shows as nothing: missing, or text of blanks."""
+    if isinstance(value, str):
+        return not value.strip()
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a container: not a missing value
+        return False
+
+
+def _shown(sections: list[Section]) -> list[tuple[Section, list[Block]]]:
+    """Each section with the blocks to show: a figure identical to one shown earlier (the
+    same image) is replaced by a line saying where it is."""
+    first: dict[bytes, Section] = {}
+    out = []
+    for section in sections:
+        blocks: list[Block] = []
+        for block in section.blocks:
+            if isinstance(block, Figure) and block.png in first:
+                where = first[block.png]
+                blocks.append(Text(f"Figure: {block.caption or 'untitled'}: the same figure as "
+                                   f"in \"{where.title}\" above."))
+                continue
+            if isinstance(block, Figure):
+                first[block.png] = section
+            blocks.append(block)
+        out.append((section, blocks))
+    return out
+
+
 def _frame_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     flat = frame.reset_index() if _has_named_index(frame) else frame
     columns = [str(c) for c in flat.columns]
@@ -266,51 +364,56 @@ def _preview(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 def _block_text(block: Block) -> str:
     if isinstance(block, Text):
-        return block.text
+        return inline_code(block.text)
     if isinstance(block, Metrics):
-        width = max((len(k) for k in block.values), default=0)
-        lines = [f"{k:<{width}}  {format_number(v)}" for k, v in block.values.items()]
-        return "\n".join(([block.caption] if block.caption else []) + lines)
+        keys = [label(k) for k in block.values]
+        width = max((len(k) for k in keys), default=0)
+        lines = [f"{k:<{width}}  {format_number(v)}"
+                 for k, v in zip(keys, block.values.values(), strict=True)]
+        return "\n".join(([inline_code(block.caption)] if block.caption else []) + lines)
     if isinstance(block, TableBlock):
         shown, note = _preview(block.frame)
-        parts = [block.caption, format_frame(shown).to_string(), note]
+        table = readable(shown).to_string(index=_has_named_index(shown))
+        parts = [inline_code(block.caption), table, note]
         return "\n".join(p for p in parts if p)
-    return f"[figure: {block.caption or 'untitled'}]"
+    return f"[figure: {inline_code(block.caption) or 'untitled'}]"
 
 
 def _block_markdown(block: Block) -> str:
     if isinstance(block, Text):
-        return block.text
+        return inline_code(block.text, "markdown")
+    caption = f"**{inline_code(block.caption, 'markdown')}**\n\n" if block.caption else ""
     if isinstance(block, Metrics):
-        rows = "\n".join(f"| {k} | {format_number(v)} |" for k, v in block.values.items())
-        caption = f"**{block.caption}**\n\n" if block.caption else ""
+        rows = "\n".join(f"| {label(k)} | {format_number(v)} |"
+                         for k, v in block.values.items())
         return f"{caption}| figure | value |\n|---|---|\n{rows}"
     if isinstance(block, TableBlock):
         shown, note = _preview(block.frame)
-        flat = format_frame(shown.reset_index() if _has_named_index(shown) else shown)
+        flat = readable(shown.reset_index() if _has_named_index(shown) else shown)
         header = "| " + " | ".join(map(str, flat.columns)) + " |"
         rule = "|" + "---|" * len(flat.columns)
         body = "\n".join(
             "| " + " | ".join(format_number(v) for v in row) + " |"
             for row in flat.to_numpy(object)
         )
-        caption = f"**{block.caption}**\n\n" if block.caption else ""
         return f"{caption}{header}\n{rule}\n{body}" + (f"\n\n{note}" if note else "")
-    return f"*Figure: {block.caption or 'untitled'} (see the HTML report)*"
+    return f"*Figure: {inline_code(block.caption, 'markdown') or 'untitled'} (see the HTML " \
+        "report)*"
 
 
 def _metrics_html(block: Metrics) -> str:
     rows = "".join(
-        f"<tr><th>{_esc(k)}</th><td>{_esc(format_number(v))}</td></tr>"
+        f"<tr><th>{_esc(label(k))}</th><td>{_esc(format_number(v))}</td></tr>"
         for k, v in block.values.items()
     )
-    caption = f"<caption>{_esc(block.caption)}</caption>" if block.caption else ""
+    caption = (f"<caption>{inline_code(block.caption, 'html')}</caption>" if block.caption
+               else "")
     return f'<table class="metrics">{caption}{rows}</table>'
 
 
 def _block_html(block: Block) -> str:
     if isinstance(block, Text):
-        return "".join(f"<p>{_esc(p)}</p>" for p in block.text.split("\n\n"))
+        return "".join(f"<p>{inline_code(p, 'html')}</p>" for p in block.text.split("\n\n"))
     if isinstance(block, Metrics):
         return _metrics_html(block)
     if isinstance(block, TableBlock):
@@ -319,11 +422,14 @@ def _block_html(block: Block) -> str:
         if block.max_html_rows is not None and len(frame) > block.max_html_rows:
             note = f"<p class='note'>{len(frame) - block.max_html_rows} more rows not shown</p>"
             frame = frame.head(block.max_html_rows)
-        table = format_frame(frame).to_html(classes="data", border=0, na_rep="")
-        caption = f"<p class='caption'>{_esc(block.caption)}</p>" if block.caption else ""
+        table = readable(frame).to_html(classes="data", border=0, na_rep="",
+                                        index=_has_named_index(frame))
+        caption = (f"<p class='caption'>{inline_code(block.caption, 'html')}</p>"
+                   if block.caption else "")
         return f"{caption}<div class='scroll'>{table}</div>{note}"
     data = base64.b64encode(block.png).decode("ascii")
-    caption = f"<figcaption>{_esc(block.caption)}</figcaption>" if block.caption else ""
+    caption = (f"<figcaption>{inline_code(block.caption, 'html')}</figcaption>"
+               if block.caption else "")
     return f"<figure><img alt='{_esc(block.caption)}' src='data:image/png;base64,{data}'/>" \
         f"{caption}</figure>"
 

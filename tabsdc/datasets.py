@@ -16,7 +16,12 @@ import pandas as pd
 
 from tabsdc.hierarchy import Hierarchy
 
-__all__ = ["load_business_survey", "business_survey_hierarchies", "load_sdctable_microdata1"]
+__all__ = ["load_business_survey", "business_survey_hierarchies", "load_sdctable_microdata1",
+           "SAMPLE_FILES"]
+
+#: The data sets as files (``tabsdc sample NAME --out FILE``): name -> file of ``tabsdc/data``.
+SAMPLE_FILES = {"business-survey": "business_survey.csv",
+                "sdctable-microdata1": "sdcTable_microdata1.csv"}
 
 
 def _read(name: str, **kwargs) -> pd.DataFrame:
@@ -27,7 +32,7 @@ def _read(name: str, **kwargs) -> pd.DataFrame:
 def load_business_survey() -> pd.DataFrame:
     """The rtauargus ``indiv_dt`` companies (codes read as strings)."""
     codes = ["A10", "A21", "A88", "TYPE", "SIZE", "CJ", "NUTS1", "NUTS2", "NUTS3"]
-    return _read("business_survey.csv", dtype=dict.fromkeys(codes, str))
+    return _read(SAMPLE_FILES["business-survey"], dtype=dict.fromkeys(codes, str))
 
 
 def business_survey_hierarchies(data: pd.DataFrame | None = None) -> dict[str, Hierarchy]:
@@ -41,4 +46,4 @@ def business_survey_hierarchies(data: pd.DataFrame | None = None) -> dict[str, H
 
 def load_sdctable_microdata1() -> pd.DataFrame:
     """sdcTable's ``microdata1``: region, gender, val."""
-    return _read("sdcTable_microdata1.csv", dtype={"region": str, "gender": str})
+    return _read(SAMPLE_FILES["sdctable-microdata1"], dtype={"region": str, "gender": str})

@@ -8,6 +8,7 @@ __all__ = [
     "RuleError",
     "JJFormatError",
     "SolverError",
+    "NoSolutionError",
 ]
 
 
@@ -37,3 +38,8 @@ class JJFormatError(TabSDCError, ValueError):
 
 class SolverError(TabSDCError, RuntimeError):
     """A solver that is missing, or that stopped without a usable solution."""
+
+
+class NoSolutionError(SolverError):
+    """A method that stopped (its time limit, the solver) without any result it could
+    verify: not the input's fault (the command lines' exit status 1, not 2)."""

@@ -49,11 +49,16 @@ class Hierarchy:
     codes : tuple of str
         Every code in depth-first order, root first, children in the order first seen
         (tau-ARGUS's order of codes in a hierarchical dimension).
+    sorted_codes : tuple of str
+        Every code in depth-first order, root first, the children of each code sorted
+        (``01`` before ``02`` before ``10``, whatever the order of the data): the order in
+        which publishable files, reports, status maps and the browser app list codes.
     """
 
     parents: Mapping[str, str]
     root: str = DEFAULT_TOTAL
     codes: tuple[str, ...] = field(init=False, repr=False)
+    sorted_codes: tuple[str, ...] = field(init=False, repr=False, compare=False)
     _children: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -76,16 +81,13 @@ class Hierarchy:
                 f"parent code {orphans[0]!r} is neither the total {self.root!r} "
                 "nor a child of another code"
             )
-        order: list[str] = []
-        stack = [self.root]
-        while stack:
-            code = stack.pop()
-            order.append(code)
-            stack.extend(reversed(children.get(code, [])))
+        order = _depth_first(self.root, children)
         if len(order) != len(known):
             cyclic = sorted(known - set(order))
             raise HierarchyError(f"codes {cyclic[:5]} do not lead to the total (a cycle)")
-        object.__setattr__(self, "codes", tuple(order))
+        object.__setattr__(self, "codes", order)
+        object.__setattr__(self, "sorted_codes", _depth_first(
+            self.root, {code: sorted(under) for code, under in children.items()}))
         object.__setattr__(self, "_children", {k: tuple(v) for k, v in children.items()})
 
     # -- builders --------------------------------------------------------------------------
@@ -303,6 +305,17 @@ class Hierarchy:
                 depth[i] = depth[position[p]] + 1
         leaf = [c not in self._children for c in self.codes]
         return pd.DataFrame({"code": self.codes, "parent": parent, "depth": depth, "leaf": leaf})
+
+
+def _depth_first(root: str, children: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+    """Every code under ``root`` (itself first), depth first, children in the given order."""
+    order: list[str] = []
+    stack = [root]
+    while stack:
+        code = stack.pop()
+        order.append(code)
+        stack.extend(reversed(children.get(code, ())))
+    return tuple(order)
 
 
 def _normal_parents(parents: Mapping[object, object]) -> dict[str, str]:

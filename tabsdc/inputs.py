@@ -1,7 +1,7 @@
 """Checks and conversions of user frames that every table builder shares.
 
 The builders (:meth:`tabsdc.Table.from_frame`, :meth:`~tabsdc.Table.from_aggregated`,
-:func:`tabsdc.microdata.table_from_microdata`, :class:`tabsdc.TableSet`) read codes and numbers
+:meth:`tabsdc.Table.from_microdata`, :class:`tabsdc.TableSet`) read codes and numbers
 from a user's DataFrame; these functions check them once, naming the column, row and code,
 and turn codes into integer coordinates and cell indexes.
 
@@ -25,6 +25,7 @@ import pandas as pd
 
 from tabsdc.errors import HierarchyError, InputError
 from tabsdc.hierarchy import Hierarchy
+from tabsdc.units import LARGEST_VALUE, too_large
 
 __all__ = [
     "require_columns", "require_numeric", "resolve_hierarchies", "code_positions", "cell_index",
@@ -46,19 +47,22 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
 
 
 def require_numeric(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Every entry of ``columns`` is a finite number; else name the column and the row (the
-    frame's index label, called by the index's name: the CLI's readers index by ``line``)."""
+    """Every entry of ``columns`` is a finite number within
+    :data:`tabsdc.units.LARGEST_VALUE`; else name the column and the row (the frame's
+    index label, called by the index's name: the CLI's readers index by ``line``)."""
     for column in columns:
         numeric = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
         for bad, what in ((np.isnan(numeric), "a missing or non-numeric"),
-                          (np.isinf(numeric), "an infinite")):
+                          (np.isinf(numeric), "an infinite"),
+                          (np.abs(numeric) > LARGEST_VALUE, "a too large")):
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
                 raw = frame[column].iloc[first]
                 shown = str(raw) if isinstance(raw, float | np.floating) else repr(raw)
+                why = f" ({too_large(numeric[first])})" if what == "a too large" else ""
                 raise InputError(
                     f"column {column!r} has {what} value at {frame.index.name or 'row'} "
-                    f"{frame.index[first]}: {shown}"
+                    f"{frame.index[first]}: {shown}{why}"
                 )
 
 

@@ -33,6 +33,11 @@ over tables stops at the first Ctrl-C).
 Only the main thread receives signals: a method called from another thread, or while the
 program has its own SIGINT handler (not Python's default), leaves Ctrl-C alone.
 
+Other stop signals: ``on_interrupt(mode, signals=STOP_SIGNALS)`` treats SIGTERM (what a
+scheduler, ``timeout``, ``kill`` or systemd sends) and SIGHUP (a closed terminal) exactly as
+Ctrl-C, which the command lines do; :func:`received` then tells which signal came, so that a
+command exits with ``128 + signal`` (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
+
 Examples
 --------
 An interrupt marked in a search (here by :func:`request`, as the SIGINT handler does) stops
@@ -59,9 +64,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = ["on_interrupt", "stoppable", "unstoppable", "Search", "stopping", "watching",
-           "interrupted", "request", "listen", "reset"]
+           "interrupted", "received", "request", "listen", "reset", "STOP_SIGNALS"]
 
 Mode = Literal["keep", "raise"]
+
+#: The signals a command line treats as Ctrl-C: SIGINT, SIGTERM and, where the platform has
+#: it, SIGHUP.
+STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
 @dataclass
@@ -77,6 +87,8 @@ class _State:
     #: Open scopes, innermost last: True for :func:`stoppable`, False for
     #: :func:`unstoppable`.
     scopes: list[bool] = field(default_factory=list)
+    #: The first stop signal of the last :func:`on_interrupt` block (kept after it ends).
+    received: int | None = None
 
 
 _state = _State()
@@ -94,8 +106,10 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _on_sigint(signum: int, frame: object) -> None:
-    """The first Ctrl-C during a search marks it; any other raises KeyboardInterrupt."""
+def _on_signal(signum: int, frame: object) -> None:
+    """The first stop signal during a search marks it; any other raises KeyboardInterrupt."""
+    if _state.received is None:
+        _state.received = signum
     if not _state.interrupted and any(_state.scopes):
         _state.interrupted = True
         return
@@ -103,23 +117,29 @@ def _on_sigint(signum: int, frame: object) -> None:
 
 
 @contextmanager
-def _listening(mode: Mode | None) -> Iterator[None]:
-    """Install the SIGINT handler (and ``mode``) for the block; restore both after it."""
-    previous_handler = signal.signal(signal.SIGINT, _on_sigint)
+def _listening(mode: Mode | None, signals: tuple[int, ...]) -> Iterator[None]:
+    """Install the handler of ``signals`` (and ``mode``) for the block; restore both after
+    it."""
+    previous_handlers = {signum: signal.signal(signum, _on_signal) for signum in signals}
     previous = (_state.mode, _state.listening, _state.interrupted)
     _state.mode, _state.listening, _state.interrupted = mode, True, False
+    _state.received = None
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous_handler)
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
         _state.mode, _state.listening, _state.interrupted = previous
 
 
 @contextmanager
-def on_interrupt(mode: Mode) -> Iterator[None]:
+def on_interrupt(mode: Mode, *, signals: tuple[int, ...] = (signal.SIGINT,)
+                 ) -> Iterator[None]:
     """Within the block, a Ctrl-C during a search stops it and then ``"keep"`` returns the
     best result found so far (marked interrupted) or ``"raise"`` raises
-    :class:`KeyboardInterrupt` (see the module text). Outside the main thread: no effect.
+    :class:`KeyboardInterrupt` (see the module text). ``signals`` are the signals handled
+    so (:data:`STOP_SIGNALS`: SIGTERM and SIGHUP as Ctrl-C). Outside the main thread: no
+    effect.
 
     Examples
     --------
@@ -144,7 +164,7 @@ def on_interrupt(mode: Mode) -> Iterator[None]:
         finally:
             _state.mode = previous
         return
-    with _listening(mode):
+    with _listening(mode, tuple(signals)):
         yield
 
 
@@ -214,6 +234,22 @@ def watching() -> bool:
 def interrupted() -> bool:
     """A Ctrl-C has stopped a search of the current :func:`on_interrupt` block."""
     return _state.interrupted
+
+
+def received() -> int | None:
+    """The first stop signal of the current, or else the last, :func:`on_interrupt` block
+    (None: none came).
+
+    Examples
+    --------
+    >>> import signal
+    >>> with on_interrupt("keep", signals=STOP_SIGNALS):
+    ...     with stoppable():
+    ...         signal.raise_signal(signal.SIGTERM)
+    >>> received() == signal.SIGTERM
+    True
+    """
+    return _state.received
 
 
 def request() -> None:

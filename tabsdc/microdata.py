@@ -1,4 +1,4 @@
-"""Building tables from contributions (microdata) or from interior cells.
+"""The cells of tables built from contributions (microdata) or from interior cells.
 
 Every total is computed by rolling interior cells up one dimension at a time
 (:func:`tabsdc.structure.expand_to_ancestors`), with array operations only. The largest
@@ -7,50 +7,60 @@ identified by a holding id: a holding may contribute to several interior cells, 
 contribution to a total is the sum of its contributions below that total, and the roll-up then
 keeps one row per (cell, holding).
 
-Records are first reduced to a :class:`Partial` (one row per cell: sums and largest
-contributions) by :func:`aggregate_records`; partials of disjoint records merge exactly
-(:func:`merge_partials`), which is how :mod:`tabsdc.microdata_dask` builds a table from
-partitions of data that does not fit in memory with the same code.
+Records are first reduced to one row per cell (:mod:`tabsdc.aggregation`, in memory or
+partition by partition with :mod:`tabsdc.microdata_dask`). The functions here give a table's
+parts (:class:`TableParts`: cells, relations, hierarchies); :meth:`tabsdc.Table.from_microdata`
+and :meth:`tabsdc.Table.from_aggregated` make the table of them.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from tabsdc import structure
-from tabsdc.codes import code_column, code_columns
+from tabsdc.aggregation import (
+    RecordSpec,
+    aggregate_records,
+    codes_in_order,
+    largest,
+    sum_by,
+)
+from tabsdc.codes import code_columns
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import (
     cell_index,
     code_positions,
     require_columns,
-    require_numeric,
     resolve_hierarchies,
 )
-from tabsdc.table import Table
 
 __all__ = [
-    "table_from_microdata",
-    "table_from_cells",
-    "aggregate_records",
-    "merge_partials",
-    "Partial",
-    "RecordSpec",
-    "codes_in_order",
+    "TableParts",
+    "cells_from_microdata",
+    "cells_from_interior",
     "resolve_microdata_hierarchies",
     "estimate_build",
     "is_dask_frame",
 ]
 
 
-def table_from_microdata(
+class TableParts(NamedTuple):
+    """A table's cells (one row per cell, indexed by codes), its relations ``A @ value == 0``
+    and its hierarchies: what :class:`tabsdc.Table` is made of."""
+
+    cells: pd.DataFrame
+    A: sp.csr_array
+    hierarchies: dict[str, Hierarchy]
+
+
+def cells_from_microdata(
     data: pd.DataFrame,
     dims: Sequence[str],
     value: str | None = None,
@@ -63,8 +73,9 @@ def table_from_microdata(
     keep_empty: bool = True,
     total: str = DEFAULT_TOTAL,
     progress: Callable[[str], None] | None = None,
-) -> Table:
-    """Aggregate contributions into a table with totals and the data the rules need.
+) -> TableParts:
+    """Aggregate contributions into the cells of a table with totals and the data the rules
+    need (:meth:`tabsdc.Table.from_microdata`).
 
     Parameters
     ----------
@@ -105,11 +116,11 @@ def table_from_microdata(
 
     Returns
     -------
-    Table
-        Columns ``value``, ``freq``, ``n_negative`` (unless ``negative="absolute"``),
-        ``x1..x{top}`` (0 where the cell has
-        fewer contributors), ``contrib_total`` when weights or absolute values make it differ
-        from ``value``, and the standard defaults.
+    TableParts
+        The cells have the columns ``value``, ``freq``, ``n_negative`` (unless
+        ``negative="absolute"``), ``x1..x{top}`` (0 where the cell has fewer contributors),
+        ``contrib_total`` when weights or absolute values make it differ from ``value``, and
+        ``status`` (``z`` for empty cells); :class:`tabsdc.Table` adds the standard defaults.
 
     Raises
     ------
@@ -124,8 +135,8 @@ def table_from_microdata(
     --------
     >>> import pandas as pd
     >>> data = pd.DataFrame({"region": ["A", "A", "B"], "turnover": [10.0, 5.0, 7.0]})
-    >>> t = Table.from_microdata(data, ["region"], "turnover")
-    >>> t.cells[["value", "freq", "x1", "x2"]].to_dict("index")["Total"]
+    >>> parts = cells_from_microdata(data, ["region"], "turnover")
+    >>> parts.cells[["value", "freq", "x1", "x2"]].to_dict("index")["Total"]
     {'value': 22.0, 'freq': 3.0, 'x1': 10.0, 'x2': 7.0}
     """
     if negative not in ("keep", "absolute"):
@@ -144,88 +155,18 @@ def table_from_microdata(
         partial = aggregate_records(data, spec, hier)
     if holding is None:
         indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
-        table = table_from_cells(indexer.coords(partial.keys), partial.sums, partial.tops,
-                                 hierarchies=hier, keep_empty=keep_empty, coords_given=True)
+        parts = cells_from_interior(indexer.coords(partial.keys), partial.sums, partial.tops,
+                                    hierarchies=hier, keep_empty=keep_empty, coords_given=True)
     else:
-        table = _assemble(partial.keys, partial.sums, partial.tops, hier, keep_empty)
-    cells = table.cells
+        parts = _assemble(partial.keys, partial.sums, partial.tops, hier, keep_empty)
+    cells = parts.cells
     if (cells["n_negative"] > 0).any():
         cells["lb"] = -np.inf
     if negative == "absolute":  # the rules see |x|: nothing negative is left for them
         cells = cells.drop(columns="n_negative")
     elif weight is None:
         cells = cells.drop(columns="contrib_total")
-    return table.with_cells(cells)
-
-
-@dataclass(frozen=True)
-class RecordSpec:
-    """What to aggregate from each record (the arguments of :func:`table_from_microdata`)."""
-
-    dims: tuple[str, ...]
-    value: str | None
-    holding: str | None
-    weight: str | None
-    top: int
-    negative: str
-    total: str
-
-    @property
-    def columns(self) -> list[str]:
-        return [*self.dims, *(c for c in (self.value, self.holding, self.weight) if c)]
-
-
-@dataclass(frozen=True)
-class Partial:
-    """Aggregates of some records, one row per cell key: additive ``sums`` and the ``tops``
-    largest contributions (largest first, ``-inf`` where a cell has fewer).
-
-    Without holdings the keys are interior cells (totals are rolled up at the end); with
-    holdings every cell, since a holding's contribution to a total is summed first.
-    Partials of disjoint records (disjoint holdings) merge exactly (:func:`merge_partials`).
-    """
-
-    keys: np.ndarray
-    sums: pd.DataFrame
-    tops: np.ndarray
-
-
-def aggregate_records(
-    data: pd.DataFrame, spec: RecordSpec, hier: dict[str, Hierarchy]
-) -> Partial:
-    """Aggregate records (a pandas frame, or one partition) into a :class:`Partial`.
-
-    Whole-array work only: codes to integer keys, ``np.unique`` and ``np.bincount``.
-    """
-    codes = _checked_codes(data, spec)
-    resolve_hierarchies(codes, spec.dims, hier, spec.total, leaves_only=True)
-    require_numeric(data, [c for c in (spec.value, spec.weight) if c])
-    coords = code_positions(codes, spec.dims, hier)
-    x = np.ones(len(data)) if spec.value is None else data[spec.value].to_numpy(float)
-    w = np.ones(len(data)) if spec.weight is None else data[spec.weight].to_numpy(float)
-    if (w < 0).any():
-        raise InputError(f"column {spec.weight!r} has a negative weight at row "
-                         f"{data.index[w < 0][0]!r}")
-    if spec.holding is not None:
-        holder = pd.factorize(codes[spec.holding])[0]
-        return _partial_by_holding(coords, holder, x, w * x, hier, spec.top, spec.negative)
-    indexer = structure.CellIndexer(tuple(len(h) for h in hier.values()))
-    keys, inverse = np.unique(indexer.keys(coords), return_inverse=True)
-    x_rule = np.abs(x) if spec.negative == "absolute" else x
-    sums = _sum_by(inverse, len(keys), value=w * x, contrib_total=x_rule,
-                   freq=np.ones(len(x)), n_negative=(x < 0).astype(float))
-    return Partial(keys, sums, _largest(inverse, x_rule, len(keys), spec.top))
-
-
-def merge_partials(partials: Sequence[Partial]) -> Partial:
-    """Aggregates of the union of disjoint record sets: sums added, largest values merged."""
-    keys = np.concatenate([p.keys for p in partials])
-    sums = pd.concat([p.sums for p in partials], ignore_index=True)
-    tops = np.concatenate([p.tops for p in partials])
-    merged, inverse = np.unique(keys, return_inverse=True)
-    k = tops.shape[1]
-    return Partial(merged, _sum_by(inverse, len(merged), **{c: sums[c].to_numpy() for c in sums}),
-                   _largest(np.repeat(inverse, k), tops.ravel(), len(merged), k))
+    return parts._replace(cells=cells)
 
 
 def resolve_microdata_hierarchies(
@@ -275,7 +216,7 @@ def is_dask_frame(data: Any) -> bool:
     return type(data).__module__.startswith("dask.") and hasattr(data, "to_delayed")
 
 
-def table_from_cells(
+def cells_from_interior(
     codes: pd.DataFrame | np.ndarray,
     sums: pd.DataFrame,
     tops: np.ndarray | None,
@@ -284,8 +225,8 @@ def table_from_cells(
     keep_empty: bool = True,
     total: str = DEFAULT_TOTAL,
     coords_given: bool = False,
-) -> Table:
-    """Roll interior cells up to every total and assemble the Table.
+) -> TableParts:
+    """Roll interior cells up to every total and assemble the table's parts.
 
     ``codes`` is a frame of leaf codes (or, with ``coords_given``, integer coordinates in
     the resolved ``hierarchies``); ``sums`` holds additive columns, ``tops`` the largest
@@ -314,63 +255,11 @@ def table_from_cells(
     for dim, hierarchy in enumerate(hier_list):
         source, coords = structure.expand_to_ancestors(coords, dim, hierarchy)
         keys, inverse = np.unique(indexer.keys(coords), return_inverse=True)
-        sums = _sum_by(inverse, len(keys), **{c: sums[c].to_numpy()[source] for c in sums})
+        sums = sum_by(inverse, len(keys), **{c: sums[c].to_numpy()[source] for c in sums})
         if k:
-            tops = _largest(np.repeat(inverse, k), tops[source].ravel(), len(keys), k)
+            tops = largest(np.repeat(inverse, k), tops[source].ravel(), len(keys), k)
         coords = indexer.coords(keys)
     return _assemble(keys, sums, tops, hier, keep_empty)
-
-
-def _partial_by_holding(
-    coords: np.ndarray,
-    holder: np.ndarray,
-    x: np.ndarray,
-    wx: np.ndarray,
-    hier: dict[str, Hierarchy],
-    top: int,
-    negative: str,
-) -> Partial:
-    """Roll (cell, holding) contributions up, summing each holding's parts per cell."""
-    hier_list = list(hier.values())
-    indexer = structure.CellIndexer(tuple(len(h) for h in hier_list))
-    n_holders = int(holder.max()) + 1 if len(holder) else 1
-    pair_key, inverse = np.unique(indexer.keys(coords) * n_holders + holder, return_inverse=True)
-    x_sum = np.bincount(inverse, weights=x, minlength=len(pair_key))
-    wx_sum = np.bincount(inverse, weights=wx, minlength=len(pair_key))
-    for dim, hierarchy in enumerate(hier_list):
-        cell_coords = indexer.coords(pair_key // n_holders)
-        source, cell_coords = structure.expand_to_ancestors(cell_coords, dim, hierarchy)
-        expanded = indexer.keys(cell_coords) * n_holders + pair_key[source] % n_holders
-        pair_key, inverse = np.unique(expanded, return_inverse=True)
-        x_sum = np.bincount(inverse, weights=x_sum[source], minlength=len(pair_key))
-        wx_sum = np.bincount(inverse, weights=wx_sum[source], minlength=len(pair_key))
-    keys, cell_of_pair = np.unique(pair_key // n_holders, return_inverse=True)
-    x_rule = np.abs(x_sum) if negative == "absolute" else x_sum
-    sums = _sum_by(cell_of_pair, len(keys), value=wx_sum, contrib_total=x_rule,
-                   freq=np.ones(len(x_sum)), n_negative=(x_sum < 0).astype(float),
-                   _rows=np.ones(len(x_sum)))
-    return Partial(keys, sums, _largest(cell_of_pair, x_rule, len(keys), top))
-
-
-def _checked_codes(data: pd.DataFrame, spec: RecordSpec) -> pd.DataFrame:
-    """The dimension codes and the holding ids as text (:mod:`tabsdc.codes`: a missing code
-    is refused, naming the column and the row)."""
-    return code_columns(data, [*spec.dims, *([spec.holding] if spec.holding else [])])
-
-
-def codes_in_order(data: pd.DataFrame, dims: Sequence[str]) -> dict[str, np.ndarray]:
-    """The distinct codes of each column as text (:mod:`tabsdc.codes`), in the order first
-    seen. Only the distinct values are converted; when one of them is refused, the column
-    is converted whole, so that the error names the row."""
-    seen = {}
-    for dim in dims:
-        try:
-            distinct = code_column(pd.Series(pd.unique(data[dim]), dtype=object), dim)
-        except InputError:
-            code_column(data[dim], dim)
-            raise
-        seen[dim] = pd.unique(distinct.to_numpy())
-    return seen
 
 
 def _report_estimate(
@@ -404,7 +293,7 @@ def _assemble(
     tops: np.ndarray,
     hier: dict[str, Hierarchy],
     keep_empty: bool,
-) -> Table:
+) -> TableParts:
     """Place rolled-up sums into the table's cells (all combinations or the non-empty ones)."""
     hier_list = list(hier.values())
     indexer = structure.CellIndexer(tuple(len(h) for h in hier_list))
@@ -424,23 +313,6 @@ def _assemble(
     cells = pd.DataFrame(columns, index=cell_index(coords, hier))
     cells["status"] = np.where(rows == 0, "z", "s")
     A, _, _ = structure.relations(coords, hier_list)
-    return Table(cells, A, np.zeros(A.shape[0]), hier)
+    return TableParts(cells, A, hier)
 
 
-def _sum_by(group: np.ndarray, n_groups: int, **columns: np.ndarray) -> pd.DataFrame:
-    """Sum each column within groups (``group`` holds each row's group number)."""
-    return pd.DataFrame(
-        {name: np.bincount(group, weights=col, minlength=n_groups) for name, col in columns.items()}
-    )
-
-
-def _largest(group: np.ndarray, values: np.ndarray, n_groups: int, k: int) -> np.ndarray:
-    """The ``k`` largest values per group, largest first (``-inf`` where a group has fewer)."""
-    order = np.lexsort((-values, group))
-    g, v = group[order], values[order]
-    start = np.searchsorted(g, np.arange(n_groups))
-    rank = np.arange(len(g)) - start[g]
-    keep = rank < k
-    out = np.full((n_groups, k), -np.inf)
-    out[g[keep], rank[keep]] = v[keep]
-    return out

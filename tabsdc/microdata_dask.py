@@ -1,9 +1,9 @@
 """Tables from microdata that do not fit in memory: ``dask.dataframe`` partition by partition.
 
 The records are never gathered. Each partition is reduced where it lies to one row per cell
-(:func:`tabsdc.microdata.aggregate_records`: vectorised ``np.unique``/``np.bincount`` work,
+(:func:`tabsdc.aggregation.aggregate_records`: vectorised ``np.unique``/``np.bincount`` work,
 the same code as the in-memory build) and the partial aggregates are merged batch by batch
-(:func:`tabsdc.microdata.merge_partials`), so memory holds the table's cells, never the
+(:func:`tabsdc.aggregation.merge_partials`), so memory holds the table's cells, never the
 records. Sums add; the largest contributions of a cell are the largest of the partitions'
 largest. With a holding id the records are first shuffled on it so that every holding lies in
 one partition: a holding's contributions to a cell are then summed before the rules see them,
@@ -15,18 +15,27 @@ dask's default scheduler). Dask is an optional dependency: ``pip install sdctool
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
+from tabsdc.aggregation import (
+    Partial,
+    RecordSpec,
+    aggregate_records,
+    codes_in_order,
+    merge_partials,
+)
 from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
-from tabsdc.microdata import Partial, RecordSpec, aggregate_records, codes_in_order, merge_partials
 
-__all__ = ["aggregate_dask", "codes_seen"]
+__all__ = ["aggregate_dask", "codes_seen", "reduce_partitions"]
+
+_T = TypeVar("_T")
 
 
 def codes_seen(data: Any, dims: Sequence[str]) -> dict[str, np.ndarray]:
@@ -47,30 +56,51 @@ def aggregate_dask(
     hierarchies: dict[str, Hierarchy],
     progress: Callable[[str], None] | None = None,
 ) -> Partial:
-    """Aggregate a ``dask.dataframe.DataFrame`` into one :class:`~tabsdc.microdata.Partial`.
-
-    Partitions are reduced in batches of twice the number of worker threads; ``progress``
-    receives a line after each batch.
-    """
-    import dask
-
+    """Aggregate a ``dask.dataframe.DataFrame`` into one :class:`~tabsdc.aggregation.Partial`
+    (:func:`reduce_partitions` with :func:`~tabsdc.aggregation.aggregate_records`)."""
     frame = data[spec.columns]
     if spec.holding is not None:
         frame = frame.shuffle(on=spec.holding)
+    merged = reduce_partitions(
+        frame, functools.partial(aggregate_records, spec=spec, hier=hierarchies),
+        merge_partials, doing="aggregating", done="aggregated", progress=progress,
+        describe=lambda partial: f"{len(partial.keys):,} cells so far")
+    if merged is None:  # a frame without partitions
+        return aggregate_records(frame._meta, spec, hierarchies)
+    return merged
+
+
+def reduce_partitions(
+    frame: Any,
+    reduce: Callable[[pd.DataFrame], _T],
+    merge: Callable[[list[_T]], _T],
+    *,
+    doing: str,
+    done: str,
+    progress: Callable[[str], None] | None = None,
+    describe: Callable[[_T], str] | None = None,
+) -> _T | None:
+    """``reduce`` every partition where it lies and ``merge`` the results batch by batch.
+
+    Partitions are reduced in batches of twice the number of worker threads; ``progress``
+    receives a line after each batch (``partitions 4/10 {done}: {describe(merged)}``); a
+    failure of the cluster is named with ``doing``. Returns None for a frame without
+    partitions.
+    """
+    import dask
+
     parts = frame.to_delayed()
     batch = _batch_size()
-    merged: list[Partial] = []
+    merged: list = []
     for start in range(0, len(parts), batch):
         stop = min(start + batch, len(parts))
-        partials = _compute([dask.delayed(aggregate_records)(part, spec, hierarchies)
-                             for part in parts[start:stop]], "aggregating", start, len(parts))
-        merged = [merge_partials([*merged, *partials])]
+        reduced = _compute([dask.delayed(reduce)(part) for part in parts[start:stop]], doing,
+                           start, len(parts))
+        merged = [merge([*merged, *reduced])]
         if progress is not None:
-            progress(f"partitions {stop}/{len(parts)} aggregated: {len(merged[0].keys):,} "
-                     "cells so far")
-    if not merged:  # a frame without partitions
-        return aggregate_records(frame._meta, spec, hierarchies)
-    return merged[0]
+            progress(f"partitions {stop}/{len(parts)} {done}"
+                     + (f": {describe(merged[0])}" if describe else ""))
+    return merged[0] if merged else None
 
 
 def _compute(tasks: list, what: str, start: int, n_parts: int) -> tuple:

@@ -232,12 +232,17 @@ class ProgressReporter:
 @contextmanager
 def heartbeat(
     progress: Progress | None, task: str, time_limit: float | None = None, *,
-    first: float = 2.0, interval: float = 10.0,
+    first: float = 2.0, interval: float = 10.0, quiet: bool = False,
 ) -> Iterator[None]:
     """Progress lines from a background thread while a block runs whose steps cannot report
     (one long solve): a first line at once, the next after ``first`` seconds, then every
     ``interval`` seconds, each with the time used and, under a time limit, the most that is
     left; a last line when the block ends.
+
+    ``quiet`` is for a step of a loop that reports its own lines (a round of a cut loop, one
+    sub-table): nothing is said unless the step lasts ``interval`` seconds, then a line every
+    ``interval`` seconds and the last line; so a long step is never silent and short steps
+    add nothing.
 
     Examples
     --------
@@ -246,21 +251,28 @@ def heartbeat(
     ...     pass
     >>> lines[0], lines[-1].startswith("controlled rounding: done in")
     ('controlled rounding: started (time limit 1 min)', True)
+    >>> with heartbeat(lines.append, "round 2: master MILP", quiet=True):
+    ...     pass
+    >>> len(lines)
+    2
     """
     if progress is None:
         yield
         return
     deadline = Deadline(time_limit)
-    limit = f" (time limit {format_seconds(deadline.seconds)})" if deadline.limited else ""
-    progress(f"{task}: started{limit}")
+    if not quiet:
+        limit = f" (time limit {format_seconds(deadline.seconds)})" if deadline.limited else ""
+        progress(f"{task}: started{limit}")
     stop = threading.Event()
+    beats = []
 
     def beat() -> None:
-        wait = first
+        wait = interval if quiet else first
         while not stop.wait(wait):
             left = (f", at most {format_seconds(deadline.remaining())} left"
                     if deadline.limited else "")
             progress(f"{task}: {format_seconds(deadline.elapsed())} so far{left}")
+            beats.append(1)
             wait = interval
 
     thread = threading.Thread(target=beat, name=f"progress of {task}", daemon=True)
@@ -270,4 +282,5 @@ def heartbeat(
     finally:
         stop.set()
         thread.join()
-    progress(f"{task}: done in {format_seconds(deadline.elapsed())}")
+    if beats or not quiet:
+        progress(f"{task}: done in {format_seconds(deadline.elapsed())}")

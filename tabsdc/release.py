@@ -24,20 +24,22 @@ its cells, and every result's ``to_report()`` gives the internal report.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from sdcreport.files import CSV_MARK, atomic_write
+from tabsdc.decimals import checked_decimals, decimals_of, format_decimals
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES, Table
-from tabsdc.tableset import TableSet, write_publishable_set
+from tabsdc.tableset import TableSet
 
 __all__ = ["publishable_frame", "write_publishable", "release_frame", "write_release",
-           "published_cells", "write_internal_table"]
+           "published_cells", "write_internal_table", "write_publishable_set"]
 
 
 def published_cells(table: Table, cells: np.ndarray | None = None) -> pd.Series:
@@ -233,18 +235,21 @@ def publishable_frame(
     symbol : str
         What a hidden cell shows (tau-ARGUS and most offices use ``x``).
     decimals : int, optional
-        Digits after the decimal point; default: integers when every published value is
-        whole, else up to 15 significant digits (hidden values play no part).
+        Digits after the decimal point of every published value. Default: the table's own
+        (:attr:`~tabsdc.table.Table.decimals`, those of its input), or fewer when no
+        published value needs them (:func:`tabsdc.decimals.decimals_of` of the published
+        values: hidden values play no part).
     layout : {"long", "wide"}
         ``"long"``: one row per cell (columns: the dimensions, then ``value``; a table read
-        from JJ has a ``cell`` column instead). ``"wide"``: a 2-D view ``rows`` x
-        ``columns`` (other dimensions at their totals, rows and columns in hierarchy order),
-        as a printed table looks.
+        from JJ has a ``cell`` column instead, in the file's order). ``"wide"``: a 2-D view
+        ``rows`` x ``columns`` (other dimensions at their totals, rows and columns in
+        hierarchy order), as a printed table looks.
 
     Returns
     -------
     pandas.DataFrame
-        Strings only, in the table's own cell order (never sorted by status).
+        Strings only, cells in hierarchy order (:meth:`~tabsdc.table.Table.hierarchy_order`:
+        totals before their parts, the codes under a parent sorted; never sorted by status).
 
     Examples
     --------
@@ -273,13 +278,34 @@ def write_publishable(
     field as text. Use ``sep=";"`` for locales whose spreadsheets expect semicolons. The file
     is written by :func:`write_release`, whole or not at all.
     A :class:`~tabsdc.tableset.TableSet` is written as one file per table into the
-    directory ``path`` (:func:`~tabsdc.tableset.write_publishable_set`).
+    directory ``path`` (:func:`write_publishable_set`).
     """
     if isinstance(table, TableSet):
         return write_publishable_set(table, path, symbol=symbol, decimals=decimals,
                                      layout=layout, rows=rows, columns=columns, sep=sep)
     return write_release(path, *_release_parts(table, decimals, layout, rows, columns),
                          symbol=symbol, across=_across(table, layout, columns), sep=sep)
+
+
+def write_publishable_set(
+    tables: TableSet, directory: str | Path, **options: Any
+) -> tuple[Path, ...]:
+    """One publishable file per table: ``directory/<name>.csv``.
+
+    ``options`` as for :func:`write_publishable`. A name becomes a file name
+    with every run of characters other than letters, digits, ``-`` and ``_`` replaced by
+    ``_`` (``"A88 x NUTS3"`` gives ``A88_x_NUTS3.csv``).
+    """
+    directory = Path(directory)
+    if directory.suffix.lower() == ".csv":
+        raise InputError(f"{directory} names a file; a table set is written as one file per "
+                         "table into a directory")
+    directory.mkdir(parents=True, exist_ok=True)
+    stems = [re.sub(r"[^\w-]+", "_", name).strip("_") or "table" for name in tables.names]
+    if len(set(stems)) != len(stems):
+        raise InputError(f"table names {list(tables.names)} give the same file name twice")
+    return tuple(write_publishable(table, directory / f"{stem}.csv", **options)
+                 for table, stem in zip(tables.tables, stems, strict=True))
 
 
 def write_internal_table(table: Table, path: str | Path) -> Path:
@@ -321,12 +347,20 @@ def _release_parts(table: Table, decimals: int | None, layout: str, rows: str | 
     else:
         codes = table.cells.index.to_frame(index=False)
         codes.columns = list(table.dims)
-        cells = None if layout == "long" else _wide_cells(table, rows, columns)
-        if cells is not None:
+        if layout == "long":
+            cells = table.hierarchy_order()
+            codes = codes.iloc[cells]
+        else:
+            cells = _wide_cells(table, rows, columns)
             shown = [d for d in (rows or table.dims[0], _across(table, layout, columns)) if d]
             codes = codes.loc[cells, shown]
     chosen = published_cells(table, cells)
-    text = _format_values(table.values[chosen.to_numpy()], decimals)
+    values = table.values[chosen.to_numpy()]
+    # the table's decimals, or fewer when no published value needs them: nothing of the
+    # hidden values shows in the file
+    shown = (min(table.decimals, decimals_of(values)) if decimals is None
+             else checked_decimals(decimals))
+    text = format_decimals(values, shown, given=table.decimals)
     return codes, pd.DataFrame({"value": text}, index=chosen.index)
 
 
@@ -344,23 +378,9 @@ def _wide_cells(table: Table, rows: str | None, columns: str | None) -> np.ndarr
         if dim is not None and dim not in table.dims:
             raise InputError(f"unknown dimension {dim!r}; the table has {table.dims}")
     keep = np.ones(table.n_cells, dtype=bool)
-    rank = {}
     for dim in table.dims:
-        level = table.cells.index.get_level_values(dim)
-        if dim in (rows, across):
-            order = {code: k for k, code in enumerate(table.hierarchies[dim].codes)}
-            rank[dim] = level.map(order).to_numpy()
-        else:
-            keep &= (level == table.hierarchies[dim].root)
+        if dim not in (rows, across):
+            keep &= table.cells.index.get_level_values(dim) == table.hierarchies[dim].root
     cells = np.flatnonzero(keep)
-    keys = [rank[dim][cells] for dim in (across, rows) if dim is not None]  # rows first
-    return cells[np.lexsort(keys)]
-
-
-def _format_values(values: np.ndarray, decimals: int | None) -> np.ndarray:
-    if decimals is not None:
-        return np.char.mod(f"%.{int(decimals)}f", values).astype(object)
-    whole = np.isfinite(values) & (values == np.round(values))
-    if whole.all():
-        return np.char.mod("%d", values.astype(np.int64)).astype(object)
-    return np.char.mod("%.15g", values).astype(object)
+    keys = [table.code_ranks(dim)[cells] for dim in (across, rows) if dim is not None]
+    return cells[np.lexsort(keys)]  # rows first

@@ -268,7 +268,8 @@ class RulesResult:
         counts = {name: int(self.flags[name].sum()) for name in self.flags.columns}
         section.add_metrics({"cells": self.table.n_cells, **counts,
                              "primary cells": int(self.primary.sum())})
-        section.add_table(self.to_frame(), "Primary cells and their protection levels",
+        section.add_table(self.table.in_hierarchy_order(self.to_frame()),
+                          "Primary cells and their protection levels",
                           max_html_rows=500)
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table), "Cell status (red: primary)")
@@ -327,8 +328,9 @@ def apply_rules(
     start = perf_counter()
     cells = table.cells
     flags, levels = {}, {}
-    for rule in rules:
-        sensitive, upl = rule.evaluate(cells)
+    for rule in rules:  # a rule that reads the table's structure has evaluate_table
+        sensitive, upl = (rule.evaluate_table(table) if hasattr(rule, "evaluate_table")
+                          else rule.evaluate(cells))
         flags[rule.name] = sensitive
         levels[rule.name] = np.where(sensitive, upl, 0.0)
     flags = pd.DataFrame(flags, index=cells.index)

@@ -20,7 +20,8 @@ import scipy.sparse as sp
 
 from tabsdc.hierarchy import Hierarchy
 
-__all__ = ["CellIndexer", "expand_to_ancestors", "all_cells", "closed_cells", "relations"]
+__all__ = ["CellIndexer", "expand_to_ancestors", "expand_by_pairs", "all_cells", "closed_cells",
+           "relations"]
 
 
 @dataclass(frozen=True)
@@ -51,16 +52,27 @@ def expand_to_ancestors(
         The coordinates with dimension ``dim`` replaced by the ancestor.
     """
     code, ancestor = hierarchy.ancestor_pairs()
+    return expand_by_pairs(coords, dim, code, ancestor, len(hierarchy))
+
+
+def expand_by_pairs(
+    coords: np.ndarray, dim: int, code: np.ndarray, target: np.ndarray, n_codes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Replicate each row once per pair ``(code, target)`` whose ``code`` is the row's code
+    in dimension ``dim``, that code replaced by ``target`` (``n_codes`` codes in all).
+
+    Returns ``source`` and ``new_coords`` as :func:`expand_to_ancestors`.
+    """
     order = np.argsort(code, kind="stable")
-    code, ancestor = code[order], ancestor[order]
-    count = np.bincount(code, minlength=len(hierarchy))
+    code, target = code[order], target[order]
+    count = np.bincount(code, minlength=n_codes)
     start = np.concatenate(([0], np.cumsum(count)[:-1]))
     row_code = coords[:, dim]
     reps = count[row_code]
     source = np.repeat(np.arange(len(coords)), reps)
     offset = np.arange(len(source)) - np.repeat(np.cumsum(reps) - reps, reps)
     new_coords = coords[source].copy()
-    new_coords[:, dim] = ancestor[start[row_code[source]] + offset]
+    new_coords[:, dim] = target[start[row_code[source]] + offset]
     return source, new_coords
 
 

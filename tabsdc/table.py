@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from tabsdc import structure
 from tabsdc.codes import code_columns
+from tabsdc.decimals import checked_decimals, decimals_of
 from tabsdc.errors import AdditivityError, HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import (
@@ -29,10 +30,11 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
+from tabsdc.microdata import TableParts, cells_from_interior, cells_from_microdata
+from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
 if TYPE_CHECKING:
     from sdcreport import Section
-    from tabsdc.rules import RulesResult, SensitivityRule
 
 __all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
 
@@ -77,12 +79,19 @@ class Table:
         Right-hand sides.
     hierarchies : mapping of dimension name to Hierarchy
         Empty for tables without dimensions (JJ).
+    decimals : int, optional
+        Decimals of the table's values as given, with which a publishable file shows them
+        (:mod:`tabsdc.release`). Default: the fewest that write every value exactly, up to
+        the float error of the totals (:func:`tabsdc.decimals.decimals_of`); a table derived
+        from this one (:meth:`with_cells`, :meth:`with_columns` but for new values, the
+        results of suppression and adjustment) keeps them.
     """
 
     cells: pd.DataFrame
     A: sp.csr_array
     b: np.ndarray
     hierarchies: Mapping[str, Hierarchy] = field(default_factory=dict)
+    decimals: int | None = None
 
     def __post_init__(self) -> None:
         cells = _with_default_columns(self.cells)
@@ -108,6 +117,8 @@ class Table:
                 first = cells.index[cells[column].isna().to_numpy()][0]
                 raise InputError(f"cell {first!r} has a missing {column}")
         _require_finite_levels(cells)
+        object.__setattr__(self, "decimals", checked_decimals(self.decimals) if self.decimals
+                           is not None else decimals_of(cells["value"].to_numpy(dtype=float)))
         object.__setattr__(self, "cells", cells)
         object.__setattr__(self, "A", A)
         object.__setattr__(self, "b", b)
@@ -132,6 +143,25 @@ class Table:
         """Cell values as a float array (a copy)."""
         return self.cells["value"].to_numpy(dtype=float, copy=True)
 
+    def cell_coords(self) -> np.ndarray:
+        """Each cell as positions in its hierarchies' codes, shape (n_cells, n_dims).
+
+        Examples
+        --------
+        >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "value": [1.0, 2.0]}),
+        ...                           ["r"])
+        >>> t.cell_coords().ravel().tolist()   # Total, a, b
+        [0, 1, 2]
+        """
+        index = self.cells.index
+        levels = ([(level, codes) for level, codes in zip(index.levels, index.codes,
+                                                           strict=True)]
+                  if isinstance(index, pd.MultiIndex) else [(index, np.arange(len(index)))])
+        return np.column_stack([
+            pd.Index(h.codes).get_indexer(level)[codes]
+            for h, (level, codes) in zip(self.hierarchies.values(), levels, strict=True)
+        ]).astype(np.int64)
+
     @property
     def total_cells(self) -> np.ndarray:
         """Boolean mask of cells that are the total (negative coefficient) of some relation."""
@@ -149,12 +179,10 @@ class Table:
         """Rows of the relations that do not hold for ``values`` (the table's by default).
 
         A relation holds when ``|sum_j a_ij x_j - b_i| <= tol * max(s, sum_j |a_ij x_j| +
-        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.validation.
+        |b_i|)``, with ``s`` the working unit of the values (:func:`tabsdc.units.
         working_unit`: 1 for tables whose largest value lies in [1, 1e6]), so that the check
         is relative to the table's magnitude, for values of 1e-9 as for values of 1e12.
         """
-        from tabsdc.validation import working_unit
-
         x = self.values if values is None else np.asarray(values, dtype=float)
         scale = np.maximum(working_unit(x), abs(self.A) @ np.abs(x) + np.abs(self.b))
         return np.flatnonzero(np.abs(self.A @ x - self.b) > tol * scale)
@@ -198,29 +226,68 @@ class Table:
         return [" x ".join(f"{d}={c}" for d, c in zip(self.dims, key, strict=True))
                 for key in index]
 
+    def code_ranks(self, dim: str) -> np.ndarray:
+        """The rank of each cell's code of ``dim`` in the hierarchy's order
+        (:attr:`Hierarchy.sorted_codes <tabsdc.hierarchy.Hierarchy.sorted_codes>`)."""
+        order = pd.Index(self.hierarchies[dim].sorted_codes)
+        index = self.cells.index
+        if isinstance(index, pd.MultiIndex):
+            level = self.dims.index(dim)
+            return order.get_indexer(index.levels[level])[index.codes[level]]
+        return order.get_indexer(index)
+
+    def hierarchy_order(self) -> np.ndarray:
+        """Positions of the cells in hierarchy order: by the first dimension's code in its
+        hierarchy's order (totals before their parts, the codes under a parent sorted), then
+        by the second's, ...; table order for a table without dimensions. Publishable files,
+        reports and status maps list cells in this order.
+
+        Examples
+        --------
+        >>> cells = pd.DataFrame({"r": ["S1", "S2", "S4", "S3"], "v": [1.0, 2.0, 3.0, 4.0]})
+        >>> t = Table.from_aggregated(cells, ["r"], "v")
+        >>> t.cells.index[t.hierarchy_order()].tolist()
+        ['Total', 'S1', 'S2', 'S3', 'S4']
+        """
+        if not self.dims:
+            return np.arange(self.n_cells)
+        return np.lexsort([self.code_ranks(dim) for dim in reversed(self.dims)])
+
+    def in_hierarchy_order(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` (indexed by cells of this table, as ``cells`` is) in
+        :meth:`hierarchy_order`."""
+        rank = np.empty(self.n_cells, dtype=np.int64)
+        rank[self.hierarchy_order()] = np.arange(self.n_cells)
+        positions = self.cells.index.get_indexer(frame.index)
+        return frame.iloc[np.argsort(rank[positions], kind="stable")]
+
     # -- derived tables ------------------------------------------------------------------------
     def with_cells(self, cells: pd.DataFrame) -> Table:
         """A new table with the same structure and the given cells frame."""
         return replace(self, cells=cells)
 
+    def with_decimals(self, decimals: int) -> Table:
+        """The same table, its values published with at most ``decimals`` decimals.
+
+        Examples
+        --------
+        >>> t = Table.from_aggregated(pd.DataFrame({"r": ["a", "b"], "v": [1.5, 2.25]}),
+        ...                           ["r"], "v")
+        >>> t.decimals, t.with_decimals(1).decimals
+        (2, 1)
+        """
+        return replace(self, decimals=decimals)
+
     def with_columns(self, **columns) -> Table:
-        """A new table with some cell columns replaced or added (arrays in cell order)."""
+        """A new table with some cell columns replaced or added (arrays in cell order).
+
+        New values (``value=``) bring their own :attr:`decimals` (those of a count column, of
+        rounded values); a table with other columns replaced keeps the table's.
+        """
         cells = self.cells.copy()
         for name, column in columns.items():
             cells[name] = np.asarray(column) if not isinstance(column, pd.Series) else column
-        return self.with_cells(cells)
-
-    def apply_rules(
-        self, rules: SensitivityRule | Sequence[SensitivityRule], **kwargs
-    ) -> RulesResult:
-        """Deprecated shortcut for :func:`tabsdc.apply_rules` (the table, a core object,
-        names no method); it goes in the next release."""
-        from tabsdc.rules import apply_rules
-
-        warnings.warn("Table.apply_rules is deprecated: use tabsdc.apply_rules(table, rules)",
-                      DeprecationWarning, stacklevel=2)
-
-        return apply_rules(self, rules, **kwargs)
+        return replace(self, cells=cells, decimals=None if "value" in columns else self.decimals)
 
     # -- views ---------------------------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -240,7 +307,9 @@ class Table:
         """A 2-D view: ``rows`` x ``columns`` of one cell column, other dimensions fixed.
 
         Dimensions not shown are fixed at their total unless ``fixed`` names a code.
-        Rows and columns keep hierarchy order (totals first).
+        Rows and columns are in hierarchy order (:attr:`Hierarchy.sorted_codes
+        <tabsdc.hierarchy.Hierarchy.sorted_codes>`: totals first, codes under a parent
+        sorted).
         """
         if len(self.dims) < 1:
             raise InputError("pivot needs a table with dimensions")
@@ -263,9 +332,10 @@ class Table:
             view = frame.set_index(rows)[[values]]
         else:
             view = frame.pivot(index=rows, columns=columns, values=values)
-            view = view.reindex(columns=[c for c in self.hierarchies[columns].codes
+            view = view.reindex(columns=[c for c in self.hierarchies[columns].sorted_codes
                                          if c in view.columns])
-        return view.reindex([c for c in self.hierarchies[rows].codes if c in view.index])
+        return view.reindex([c for c in self.hierarchies[rows].sorted_codes
+                             if c in view.index])
 
     def to_report(self, max_depth: int = 2) -> Section:
         """A report section: size, dimensions, and the values of the first two dimensions
@@ -318,16 +388,21 @@ class Table:
     ) -> Table:
         """Aggregate contributions (one row per record; pandas or dask) into a table.
 
-        See :func:`tabsdc.microdata.table_from_microdata` for the parameters.
-        """
-        from tabsdc.microdata import table_from_microdata
+        See :func:`tabsdc.microdata.cells_from_microdata` for the parameters.
 
+        Examples
+        --------
+        >>> data = pd.DataFrame({"region": ["A", "A", "B"], "turnover": [10.0, 5.0, 7.0]})
+        >>> t = Table.from_microdata(data, ["region"], "turnover")
+        >>> t.cells[["value", "freq", "x1", "x2"]].to_dict("index")["Total"]
+        {'value': 22.0, 'freq': 3.0, 'x1': 10.0, 'x2': 7.0}
+        """
         if isinstance(data, pd.DataFrame) and data.empty:
             raise InputError("the data has no records")
-        return table_from_microdata(
+        return cls.from_parts(cells_from_microdata(
             data, dims, value, holding=holding, weight=weight, hierarchies=hierarchies,
             top=top, negative=negative, keep_empty=keep_empty, total=total, progress=progress,
-        )
+        ))
 
     @classmethod
     def from_aggregated(
@@ -361,18 +436,22 @@ class Table:
         keep_empty : bool
             Keep every code combination (empty ones get value 0, status ``z``).
         """
-        from tabsdc.microdata import table_from_cells
-
         require_columns(frame, [*dims, value, *([freq] if freq else []), *top])
         require_numeric(frame, [value, *([freq] if freq else []), *top])
         payload = pd.DataFrame({"value": frame[value].to_numpy(float)}, index=frame.index)
         if freq:
             payload["freq"] = frame[freq].to_numpy(float)
         tops = frame[list(top)].to_numpy(float) if top else None
-        return table_from_cells(
+        return cls.from_parts(cells_from_interior(
             frame[list(dims)], payload, tops, hierarchies=hierarchies, keep_empty=keep_empty,
             total=total,
-        )
+        ))
+
+    @classmethod
+    def from_parts(cls, parts: TableParts) -> Table:
+        """The table of built parts (:class:`tabsdc.microdata.TableParts`): its cells, the
+        relations ``A @ value == 0`` and the hierarchies."""
+        return cls(parts.cells, parts.A, np.zeros(parts.A.shape[0]), parts.hierarchies)
 
     @classmethod
     def from_frame(
@@ -471,8 +550,9 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 def _require_finite_levels(cells: pd.DataFrame) -> None:
-    """Values, costs and protection levels are finite, levels not negative (the bounds are
-    checked by :func:`tabsdc.validation.validate_table`, before a method uses them)."""
+    """Values, costs and protection levels are finite and within
+    :data:`tabsdc.units.LARGEST_VALUE`, levels not negative (the bounds are checked by
+    :func:`tabsdc.validation.validate_table`, before a method uses them)."""
     checks = [
         (column, ~np.isfinite(cells[column].to_numpy(float)), "is not finite")
         for column in ("value", "cost", "lpl", "upl", "spl")
@@ -484,3 +564,9 @@ def _require_finite_levels(cells: pd.DataFrame) -> None:
             first = int(np.flatnonzero(bad)[0])
             raise InputError(f"cell {cells.index[first]!r}: {column} "
                              f"{cells[column].iloc[first]:g} {what}")
+    for column in ("value", "cost", "lpl", "upl", "spl"):
+        values = cells[column].to_numpy(float)
+        beyond = np.flatnonzero(np.abs(values) > LARGEST_VALUE)
+        if beyond.size:
+            raise InputError(f"cell {cells.index[beyond[0]]!r}: "
+                             f"{too_large(values[beyond[0]], column)}")

@@ -23,10 +23,8 @@ are decorated with :func:`accepts_table_set`; their result on a set is a
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -36,9 +34,10 @@ from tabsdc import structure
 from tabsdc.errors import HierarchyError, InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import cell_index
+from tabsdc.microdata import resolve_microdata_hierarchies
 from tabsdc.table import DEFAULT_TOLERANCE, HIDDEN_STATUSES, Table
 
-__all__ = ["TableSet", "TableSetResult", "accepts_table_set", "write_publishable_set"]
+__all__ = ["TableSet", "TableSetResult", "accepts_table_set"]
 
 #: When the tables disagree on a shared cell's status, the status of the set: a primary
 #: anywhere is primary; a cell published by any table is published; else hidden.
@@ -107,7 +106,7 @@ class TableSet:
         Parameters
         ----------
         data : pandas or dask DataFrame
-            One row per contribution (see :func:`tabsdc.microdata.table_from_microdata`).
+            One row per contribution (see :meth:`Table.from_microdata`).
         dims : sequence of sequences of str
             The dimensions of each table (``[["A88", "NUTS3"], ["A88", "SIZE"]]``).
         value : str, optional
@@ -126,8 +125,6 @@ class TableSet:
         Each table is built as :meth:`Table.from_microdata` builds it alone (dask data is
         read once per table, plus once for the codes of dimensions without a hierarchy).
         """
-        from tabsdc.microdata import resolve_microdata_hierarchies, table_from_microdata
-
         dims = [list(d) for d in dims]
         if not dims:
             raise InputError("a table set needs at least one table")
@@ -137,7 +134,7 @@ class TableSet:
         for i, table_dims in enumerate(dims):
             if progress is not None:
                 progress(f"table {i + 1}/{len(dims)}: {' x '.join(table_dims)}")
-            tables.append(table_from_microdata(
+            tables.append(Table.from_microdata(
                 data, table_dims, value, holding=holding, weight=weight,
                 hierarchies={d: shared[d] for d in table_dims}, top=top, negative=negative,
                 keep_empty=keep_empty, total=total, progress=progress))
@@ -304,29 +301,6 @@ def accepts_table_set(function: _F) -> _F:
         return function(table, *args, **kwargs)
 
     return entry  # type: ignore[return-value]
-
-
-def write_publishable_set(
-    tables: TableSet, directory: str | Path, **options: Any
-) -> tuple[Path, ...]:
-    """One publishable file per table: ``directory/<name>.csv``.
-
-    ``options`` as for :func:`tabsdc.release.write_publishable`. A name becomes a file name
-    with every run of characters other than letters, digits, ``-`` and ``_`` replaced by
-    ``_`` (``"A88 x NUTS3"`` gives ``A88_x_NUTS3.csv``).
-    """
-    from tabsdc.release import write_publishable
-
-    directory = Path(directory)
-    if directory.suffix.lower() == ".csv":
-        raise InputError(f"{directory} names a file; a table set is written as one file per "
-                         "table into a directory")
-    directory.mkdir(parents=True, exist_ok=True)
-    stems = [re.sub(r"[^\w-]+", "_", name).strip("_") or "table" for name in tables.names]
-    if len(set(stems)) != len(stems):
-        raise InputError(f"table names {list(tables.names)} give the same file name twice")
-    return tuple(write_publishable(table, directory / f"{stem}.csv", **options)
-                 for table, stem in zip(tables.tables, stems, strict=True))
 
 
 # -- helpers -----------------------------------------------------------------------------------

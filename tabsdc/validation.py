@@ -10,22 +10,13 @@ Two ideas, used together by every entry point (audit, suppression, adjustment, r
   worded alike, ``unknown method 'simplex'; choose one of optimal, heuristic, ...``.
 * :func:`renamed_keyword`: a keyword renamed at the public boundary keeps working for one
   release, with a :class:`DeprecationWarning` naming the new keyword.
-* :func:`working_unit` and :func:`in_working_units`: tolerances relative to the table's
-  magnitude. Solvers such as HiGHS use *absolute* feasibility tolerances (about 1e-7), and
-  many checks compare a difference with ``tol * max(1, |a|)``; both misjudge a table whose
-  values are all about 1e-9 (every interval collapses) or 1e12. A table is therefore solved
-  in a working unit ``s``, a power of ten, with every value, bound, protection level, cost
-  and right-hand side divided by ``s``: ``s = 1`` when the table's largest absolute value
-  ``M`` lies in [1, 1e6] (most tables: nothing changes), otherwise
-  ``s = 10**(floor(log10 M) - 3)``, so that the largest value lies in [1e3, 1e4). Results are
-  multiplied back by ``s``; since ``s`` is a power of ten, a table scaled by ``10**k`` is
-  solved in the same working numbers and gets the same verdicts and patterns.
+* :func:`in_working_units`: the table in its working unit (:mod:`tabsdc.units`), so that
+  tolerances are relative to the table's magnitude.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,20 +24,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from tabsdc.errors import InputError
+from tabsdc.units import LARGEST_VALUE, magnitude, too_large, working_unit  # public here too
 
 if TYPE_CHECKING:
     from tabsdc.table import Table
 
 __all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "check_choice",
-           "renamed_keyword", "SCALED_COLUMNS"]
+           "renamed_keyword", "SCALED_COLUMNS", "LARGEST_VALUE", "too_large"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: Cell columns measured in the unit of the values (divided by the working unit).
 SCALED_COLUMNS = ("value", "cost", "lb", "ub", "lpl", "upl", "spl")
-
-#: Largest values that are solved as they are (the working unit is 1 inside this range).
-_NATURAL_RANGE = (1.0, 1e6)
 
 #: Relative tolerance with which a value may lie outside its bounds (float noise).
 _BOUND_TOLERANCE = 1e-9
@@ -119,38 +108,6 @@ def renamed_keyword(old: str, new: str) -> Callable[[_F], _F]:
         return call  # type: ignore[return-value]
 
     return rename
-
-
-def magnitude(values: np.ndarray) -> float:
-    """The largest finite absolute value (0.0 for an empty or all-zero array).
-
-    Examples
-    --------
-    >>> magnitude(np.array([3.0, -7.5, np.inf]))
-    7.5
-    """
-    values = np.asarray(values, dtype=float)
-    finite = np.abs(values[np.isfinite(values)])
-    return float(finite.max()) if finite.size else 0.0
-
-
-def working_unit(values: np.ndarray) -> float:
-    """The power of ten in which a table with these values is solved (see the module text).
-
-    Examples
-    --------
-    >>> working_unit(np.array([12.0, 250_000.0]))
-    1.0
-    >>> working_unit(np.array([3e-9, 6e-9]))
-    1e-12
-    >>> working_unit(np.array([4.2e9]))
-    1000000.0
-    """
-    largest = magnitude(values)
-    low, high = _NATURAL_RANGE
-    if largest == 0.0 or low <= largest <= high:
-        return 1.0
-    return 10.0 ** (math.floor(math.log10(largest)) - 3)
 
 
 def in_working_units(table: Table) -> tuple[Table, float]:

@@ -69,6 +69,34 @@ def perturbation_statistics():
     return ckm_result().statistics
 
 
+def small_count_result():
+    from tabsdc.rounding import round_small_counts
+
+    rng = np.random.default_rng(3)
+    records = pd.DataFrame({"r": rng.choice(list("abcd"), 60), "c": rng.choice(list("xy"), 60),
+                            "s": rng.choice(list("mf"), 60)})
+    return round_small_counts(records, [["r", "c"], ["r", "s"]], base=3, seed=1)
+
+
+def differencing_check():
+    from tabsdc.differencing import differencing_check as check
+
+    return check(hidden_table().with_columns(value=hidden_table().cells["freq"].to_numpy(float)),
+                 1)
+
+
+def magnitude_result():
+    from tabsdc.ckm import FlexFunction, build_ptable, perturb_magnitudes
+
+    rng = np.random.default_rng(3)
+    records = pd.DataFrame({"r": rng.choice(list("abc"), 60), "c": rng.choice(list("xy"), 60),
+                            "value": rng.lognormal(3, 1, 60)})
+    return perturb_magnitudes(records, ["r", "c"], "value",
+                              build_ptable(3, 1.0, kind="magnitude"),
+                              FlexFunction(0.2, epsilon=(1, 0.5)), rules=PPercentRule(20),
+                              mu_c=1.0, seed=2)
+
+
 def adjustment_result():
     from tabsdc.cta import adjust
 
@@ -204,12 +232,15 @@ def mcd_estimate():
 RESULTS = [
     ("RulesResult", rules_result, "table", False),
     ("AuditResult", audit_result, "table", True),
+    ("DifferencingCheck", differencing_check, None, True),
     ("PQAttackResult", pq_attack_result, None, True),
     ("SuppressionResult", suppression_result, "table", True),
     ("RoundingResult", rounding_result, "table", False),
     ("RoundingAudit", rounding_audit, None, True),
+    ("SmallCountResult", small_count_result, None, False),
     ("CKMResult", ckm_result, "table", False),
     ("PerturbationStatistics", perturbation_statistics, None, False),
+    ("MagnitudeResult", magnitude_result, "table", False),
     ("TableStatistics", table_statistics, None, False),
     ("AdjustmentResult", adjustment_result, "table", True),
     ("MultivariateAdjustmentResult", multivariate_result, "tables", True),
@@ -234,6 +265,8 @@ PARTS = {
     "Intervals": "the raw bounds inside AuditResult.intervals (status is per cell)",
     "ControlledOutcome": "controlled rounding's engine output, wrapped by round_table in a "
                          "RoundingResult",
+    "SmallCountOutcome": "small-count rounding's engine output, inside SmallCountResult and "
+                         "summarised in RoundingResult.note",
     "CutLoopStats": "the cut loop's figures inside SuppressionResult.stats",
     "ProtectionOutcome": "one tau-ARGUS protection inside BatchResult.tables (its result's "
                          "to_dict() is kept as details)",

@@ -140,8 +140,9 @@ def test_seed_is_keyword_only_in_every_public_function():
 
 #: Where ``weight``/``weights`` is a keyword of a public function: sampling weights, or a
 #: former name kept for one release with a deprecation warning.
-SAMPLING_WEIGHTS = {"table_from_microdata", "Table.from_microdata", "TableSet.from_microdata",
-                    "RecordSpec.__init__", "gini", "gini_comparison"}
+SAMPLING_WEIGHTS = {"cells_from_microdata", "Table.from_microdata", "TableSet.from_microdata",
+                    "RecordSpec.__init__", "gini", "gini_comparison", "perturb_magnitudes",
+                    "perturb_job"}
 FORMER_NAMES = {"adjust", "adjust_multivariate", "build_problem", "cell_weights",
                 "information_loss", "matrix_discrepancy", "renamed_component_weights"}
 
@@ -241,11 +242,6 @@ def _problem():
     return build_problem(cycle_table(), "unit")
 
 
-def _counted() -> Table:
-    records = pd.DataFrame({"r": list("aabbb"), "value": [1.0, 2.0, 3.0, 4.0, 5.0]})
-    return Table.from_microdata(records, ["r"], "value")
-
-
 def _mcd():
     from microsdc.utility import mcd
 
@@ -256,9 +252,7 @@ def _former_names():
     """(former name, its value with a deprecation warning, the value under the new name)."""
     import tabsdc.cta
     from microsdc.utility import information_loss
-    from tabsdc import apply_rules
     from tabsdc.cta.problem import COSTS, adjustment_costs, build_problem, cell_weights
-    from tabsdc.rules import FrequencyRule
     from tabsdc.solver import HighsModel
 
     x = np.random.default_rng(1).lognormal(size=(40, 3))
@@ -272,8 +266,6 @@ def _former_names():
         ("tabsdc.cta.WEIGHTS", lambda: tabsdc.cta.WEIGHTS, lambda: COSTS),
         ("AdjustmentResult.adjusted", lambda: adjust(cycle_table(), "milp").adjusted.values,
          lambda: adjust(cycle_table(), "milp").table.values),
-        ("Table.apply_rules", lambda: _counted().apply_rules(FrequencyRule(3)).primary,
-         lambda: apply_rules(_counted(), FrequencyRule(3)).primary),
         ("MCDEstimate.weights", lambda: _mcd().weights, lambda: _mcd().kept),
         ("information_loss(weights=)",
          lambda: information_loss(x, x * 1.1, seed=0, weights="equal").matrix,
@@ -284,7 +276,7 @@ def _former_names():
     ]
 
 
-@pytest.mark.parametrize("index", range(10))
+@pytest.mark.parametrize("index", range(9))
 def test_every_former_name_warns_and_gives_what_the_new_name_gives(index):
     name, old, new = _former_names()[index]
     with pytest.warns(DeprecationWarning):

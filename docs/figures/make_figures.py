@@ -90,7 +90,8 @@ def suppression() -> None:
     result = suppress(table, "heuristic", "value")
     print("  " + result.summary().replace("\n", "\n  "))
     save(status_map(result.table, max_codes=45), "suppression_status.png")
-    save(interval_figure(result.audit, max_cells=30), "audit_intervals.png")
+    save(interval_figure(result.audit.frame, result.audit.table, max_cells=30),
+         "audit_intervals.png")
 
 
 def rounding() -> None:

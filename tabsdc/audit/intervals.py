@@ -29,7 +29,7 @@ from tabsdc.progress import Deadline, Progress, ProgressReporter
 from tabsdc.solver import HighsModel, LinearProgram, solve
 from tabsdc.table import DEFAULT_TOLERANCE
 
-__all__ = ["IntervalAttack", "Intervals"]
+__all__ = ["IntervalAttack", "Intervals", "cell_components"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,33 @@ class Intervals:
     def complete(self) -> bool:
         """Every bound was computed (no time limit cut the attack short)."""
         return not bool(np.any(self.status == "not computed"))
+
+
+def cell_components(A: sp.csr_array) -> tuple[int, np.ndarray]:
+    """The groups of cells (columns of ``A``) tied by shared relations (rows): the connected
+    components of the graph of cells and relations, labelled in the order of each group's
+    first cell. Built on the ``cells + relations`` graph, whose edges are ``A``'s non-zeros
+    (the graph of cells alone, ``A^T A``, has a row's length squared edges per row: 54
+    million for a 300 x 300 table).
+
+    Examples
+    --------
+    >>> A = sp.csr_array([[1.0, -1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 2.0]])
+    >>> count, component = cell_components(A)
+    >>> count, component.tolist()
+    (3, [0, 0, 1, 2])
+    """
+    m, n = A.shape
+    incidence = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=(m, n))
+    graph = sp.block_array([[None, incidence.T], [incidence, None]], format="csr")
+    count, label = connected_components(graph, directed=False)
+    cells = label[:n]
+    first = np.full(count, n)  # relabel by first cell (a relation's own label can lead)
+    np.minimum.at(first, cells, np.arange(n))
+    used = np.unique(cells)
+    order = np.empty(count, dtype=np.int64)
+    order[used[np.argsort(first[used], kind="stable")]] = np.arange(len(used))
+    return len(used), order[cells]
 
 
 class IntervalAttack:
@@ -120,10 +147,7 @@ class IntervalAttack:
         self.integer = integer
         self.solver = solver
         self.time_limit = time_limit
-        pattern = sp.csr_array((np.ones(self.A_hidden.nnz), self.A_hidden.indices,
-                                self.A_hidden.indptr), shape=self.A_hidden.shape)
-        adjacency = (pattern.T @ pattern).tocsr()
-        self.n_components, self.component = connected_components(adjacency, directed=False)
+        self.n_components, self.component = cell_components(self.A_hidden)
 
     def intervals(
         self,

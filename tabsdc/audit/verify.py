@@ -489,12 +489,27 @@ class AuditResult:
             "seconds": round(self.intervals.seconds, 3),
         })
         if len(f):
-            section.add_figure(interval_figure(self), "Intervals of sensitive cells relative "
-                               "to their value; the red bar is the required protection")
+            section.add_figure(interval_figure(self.frame, self.table),
+                               "Each sensitive cell's derivable interval around its value, in "
+                               "units of its protection level; the red bar, from -1 to 1, is "
+                               "the protection required")
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table), "Cell status")
+        exact = f[f["exact"]]
+        if len(exact):
+            primary = int((exact["status"] == "u").sum())
+            section.add_text(
+                f"{len(exact)} hidden cells are exactly disclosed (their interval is one "
+                "value): " + (
+                    "all are secondary cells. A secondary cell is hidden to protect the "
+                    "primary cells and has no protection level of its own, so its value may "
+                    "be derivable; what counts is that every primary cell keeps its interval."
+                    if not primary else
+                    f"{primary} of them are primary (sensitive) cells, which are therefore "
+                    "not protected."))
         columns = ["value", "status", "lower", "upper", "lpl", "upl", "protected", "exact"]
-        section.add_table(f[columns], "Hidden cells", max_html_rows=1000)
+        section.add_table(self.table.in_hierarchy_order(f[columns]), "Hidden cells",
+                          max_html_rows=1000)
         if self.insider is not None:
             section.add_text(
                 "Insider attack: the respondent of a single-contributor cell knows its value; "

@@ -2,12 +2,14 @@
 
 Entry points: :func:`build_ptable` and :func:`read_ptable` (perturbation tables, as the
 ptable package builds them and tau-ARGUS reads them) and :func:`perturb_counts` (returns a
-:class:`CKMResult`). The parts:
+:class:`CKMResult`), :func:`perturb_magnitudes` (returns a :class:`MagnitudeResult`). The parts:
 
 * :mod:`~tabsdc.ckm.entropy`: the maximum-entropy problem of a p-table row;
 * :mod:`~tabsdc.ckm.ptable`: p-tables, their tau-ARGUS files;
 * :mod:`~tabsdc.ckm.keys`: record keys and cell keys in exact decimal arithmetic;
 * :mod:`~tabsdc.ckm.counts`: the noise of each cell of a count table;
+* :mod:`~tabsdc.ckm.magnitude`: the noise of each cell of a magnitude table (top-k
+  contributions, the flex function, separation, parity, ``mu_c``, scrambled keys);
 * :mod:`~tabsdc.ckm.quality`: distances, deviations by cell size, the posterior
   probability of an original count given the published one;
 * :mod:`~tabsdc.ckm.plots`, :mod:`~tabsdc.ckm.result`: figures and the result.
@@ -18,12 +20,14 @@ LNCS 9867, pp. 237-251.
 
 from tabsdc.ckm.counts import count_noise, perturb_counts
 from tabsdc.ckm.keys import cell_key_units, draw_record_keys, key_fraction, record_key_units
+from tabsdc.ckm.magnitude import FlexFunction, magnitude_noise, perturb_magnitudes
 from tabsdc.ckm.ptable import PTable, build_ptable, read_ptable
 from tabsdc.ckm.quality import PerturbationStatistics, perturbation_statistics, posterior_matrix
-from tabsdc.ckm.result import CKMResult
+from tabsdc.ckm.result import CKMResult, MagnitudeResult
 
 __all__ = [
     "PTable", "build_ptable", "read_ptable", "perturb_counts", "count_noise", "CKMResult",
     "draw_record_keys", "record_key_units", "cell_key_units", "key_fraction",
     "PerturbationStatistics", "perturbation_statistics", "posterior_matrix",
+    "perturb_magnitudes", "magnitude_noise", "FlexFunction", "MagnitudeResult",
 ]

@@ -27,12 +27,19 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 
-from tabsdc.ckm.keys import cell_key_units, draw_record_keys, record_coords, record_key_units
+from tabsdc.ckm.keys import (
+    dask_leaf_keys,
+    draw_record_keys,
+    leaf_keys,
+    record_key_units,
+    roll_up_keys,
+)
 from tabsdc.ckm.ptable import PTable
 from tabsdc.ckm.result import CKMResult
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.inputs import require_columns
+from tabsdc.microdata import is_dask_frame
 from tabsdc.table import Table
 
 __all__ = ["perturb_counts", "count_noise"]
@@ -91,8 +98,10 @@ def perturb_counts(
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        One row per record (person, household, ...).
+    data : pandas or dask DataFrame
+        One row per record (person, household, ...). A ``dask.dataframe.DataFrame`` is
+        counted and its record keys summed partition by partition, out of core
+        (:mod:`tabsdc.microdata_dask`); it needs ``record_key``.
     dims : sequence of str
         The dimension columns (leaf codes), as :meth:`tabsdc.Table.from_microdata`.
     ptable : PTable
@@ -139,15 +148,21 @@ def perturb_counts(
 
     dims = list(dims)
     require_columns(data, [*dims, *([record_key] if record_key else [])])
-    if record_key is not None:
+    out_of_core = is_dask_frame(data)
+    if out_of_core and record_key is None:
+        raise InputError("dask data need stored record keys: give record_key= (keys drawn "
+                         "here could not be stored with the records)")
+    keys = None
+    if record_key is not None and not out_of_core:
         keys = record_key_units(data[record_key], digits, name=record_key)
-    else:
+    elif record_key is None:
         keys = draw_record_keys(len(data), seed=seed, digits=digits)
     original = Table.from_microdata(data, dims, hierarchies=hierarchies, top=1,
                                     keep_empty=keep_empty, total=total, progress=progress)
     say(f"{original.n_cells:,} cells counted; summing the record keys")
-    cell_keys = cell_key_units(data[dims], keys, original.hierarchies,
-                               _cell_coords(original), digits)
+    leaf = (dask_leaf_keys(data, dims, record_key, original.hierarchies, digits, progress)
+            if out_of_core else leaf_keys(data[dims], keys, original.hierarchies, digits))
+    cell_keys = roll_up_keys(leaf, original.hierarchies, original.cell_coords())
     counts = np.round(original.values).astype(np.int64)
     noise, transition = count_noise(ptable, counts, cell_keys, digits)
     published = original.with_columns(value=(counts + noise).astype(float))
@@ -158,13 +173,3 @@ def perturb_counts(
         record_keys=None if record_key is not None else keys,
         record_key=record_key, seed=seed, seconds=perf_counter() - started)
 
-
-def _cell_coords(table: Table) -> np.ndarray:
-    """The table's cells as positions in its hierarchies' codes (read from the index)."""
-    index = table.cells.index
-    if isinstance(index, pd.MultiIndex):
-        return np.column_stack([
-            pd.Index(h.codes).get_indexer(level)[codes]
-            for h, level, codes in zip(table.hierarchies.values(), index.levels, index.codes,
-                                       strict=True)]).astype(np.int64)
-    return record_coords(pd.DataFrame({table.dims[0]: index}), table.hierarchies)

@@ -148,7 +148,11 @@ def _centre(p: np.ndarray, t: float, E: np.ndarray, G: np.ndarray, h: np.ndarray
         gradient = t * (np.log(p) + 1.0) + G.T @ (1.0 / slack)
         hessian = t * np.diag(1.0 / p) + G.T @ (G / slack[:, None] ** 2)
         kkt = np.block([[hessian, E.T], [E, np.zeros((k, k))]])
-        step = np.linalg.solve(kkt, np.concatenate([-gradient, np.zeros(k)]))[:n]
+        rhs = np.concatenate([-gradient, np.zeros(k)])
+        try:
+            step = np.linalg.solve(kkt, rhs)[:n]
+        except np.linalg.LinAlgError:  # dependent equality rows (variance = V exactly met)
+            step = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n]
         decrement = float(-gradient @ step)
         if decrement / 2 <= 1e-14:
             return p

@@ -14,7 +14,10 @@ addition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +28,8 @@ from tabsdc.hierarchy import Hierarchy
 from tabsdc.inputs import code_positions
 
 __all__ = ["draw_record_keys", "record_key_units", "cell_key_units", "key_fraction",
-           "record_coords", "MAX_DIGITS"]
+           "record_coords", "LeafKeys", "leaf_keys", "merge_leaf_keys", "roll_up_keys",
+           "dask_leaf_keys", "MAX_DIGITS"]
 
 #: Most decimals a key may have (an integer of 10**15 units and its sums stay exact).
 MAX_DIGITS = 15
@@ -126,28 +130,93 @@ def cell_key_units(
     >>> cell_key_units(codes, np.array([60, 70, 5]), h, np.array([[0], [1], [2]]), digits=2)
     array([35, 30,  5])
     """
+    return roll_up_keys(leaf_keys(codes, keys, hierarchies, digits), hierarchies, cell_coords)
+
+
+@dataclass(frozen=True)
+class LeafKeys:
+    """Record keys summed per leaf cell, modulo ``10**digits``: the part of the cell keys
+    that disjoint sets of records (partitions) compute apart and :func:`merge_leaf_keys`
+    adds up.
+
+    Attributes
+    ----------
+    cells : ndarray of int64
+        The leaf cells with records (:class:`tabsdc.structure.CellIndexer` keys, sorted).
+    units : ndarray of int64
+        Their key sums modulo ``10**digits``.
+    digits : int
+    """
+
+    cells: np.ndarray
+    units: np.ndarray
+    digits: int
+
+
+def leaf_keys(codes: pd.DataFrame, keys: np.ndarray, hierarchies: Mapping[str, Hierarchy],
+              digits: int = 8) -> LeafKeys:
+    """The records' keys summed per leaf cell (exactly, modulo ``10**digits``)."""
     _check_digits(digits)
+    indexer = structure.CellIndexer(tuple(len(h) for h in hierarchies.values()))
+    cells, group = np.unique(indexer.keys(record_coords(codes, hierarchies)),
+                             return_inverse=True)
+    return LeafKeys(cells, _sum_modulo(group, len(cells), np.asarray(keys, np.int64), digits),
+                    digits)
+
+
+def merge_leaf_keys(parts: Sequence[LeafKeys]) -> LeafKeys:
+    """The leaf key sums of the union of disjoint record sets."""
+    digits = parts[0].digits
+    cells, group = np.unique(np.concatenate([p.cells for p in parts]), return_inverse=True)
+    units = np.concatenate([p.units for p in parts])
+    return LeafKeys(cells, _sum_modulo(group, len(cells), units, digits), digits)
+
+
+def roll_up_keys(leaf: LeafKeys, hierarchies: Mapping[str, Hierarchy],
+                 cell_coords: np.ndarray) -> np.ndarray:
+    """Every wanted cell's key from the leaf sums: summed up each hierarchy in turn."""
+    digits = leaf.digits
     hier = list(hierarchies.values())
     indexer = structure.CellIndexer(tuple(len(h) for h in hier))
-    coords = record_coords(codes, hierarchies)
-    cells, group = np.unique(indexer.keys(coords), return_inverse=True)
-    high, low = _split(keys.astype(np.int64), digits)
-    high, low = _split(_modulo(_group_sum(group, len(cells), high),
-                               _group_sum(group, len(cells), low), digits), digits)
-    coords = indexer.coords(cells)
+    cells, units = leaf.cells, leaf.units
     for dim, hierarchy in enumerate(hier):
-        source, coords = structure.expand_to_ancestors(coords, dim, hierarchy)
+        source, coords = structure.expand_to_ancestors(indexer.coords(cells), dim, hierarchy)
         cells, group = np.unique(indexer.keys(coords), return_inverse=True)
-        high, low = _split(_modulo(_group_sum(group, len(cells), high[source]),
-                                   _group_sum(group, len(cells), low[source]), digits), digits)
-        coords = indexer.coords(cells)
+        units = _sum_modulo(group, len(cells), units[source], digits)
     wanted = indexer.keys(np.asarray(cell_coords, dtype=np.int64))
     position = np.searchsorted(cells, wanted)
     found = position < len(cells)
     found[found] = cells[position[found]] == wanted[found]
     out = np.zeros(len(wanted), dtype=np.int64)
-    out[found] = _modulo(high[position[found]], low[position[found]], digits)
+    out[found] = units[position[found]]
     return out
+
+
+def dask_leaf_keys(data: Any, dims: Sequence[str], record_key: str,
+                   hierarchies: Mapping[str, Hierarchy], digits: int = 8,
+                   progress: Callable[[str], None] | None = None) -> LeafKeys:
+    """:func:`leaf_keys` of a ``dask.dataframe.DataFrame``, partition by partition (the
+    records are never gathered; :func:`tabsdc.microdata_dask.reduce_partitions`)."""
+    from tabsdc.microdata_dask import reduce_partitions
+
+    reduce = functools.partial(_partition_leaf_keys, dims=list(dims), record_key=record_key,
+                               hierarchies=dict(hierarchies), digits=digits)
+    return reduce_partitions(data[[*dims, record_key]], reduce, merge_leaf_keys,
+                             doing="summing the record keys", done="record keys summed",
+                             progress=progress,
+                             describe=lambda merged: f"{len(merged.cells):,} leaf cells so far")
+
+
+def _partition_leaf_keys(part: pd.DataFrame, dims: list[str], record_key: str,
+                         hierarchies: dict[str, Hierarchy], digits: int) -> LeafKeys:
+    return leaf_keys(part[dims], record_key_units(part[record_key], digits, name=record_key),
+                     hierarchies, digits)
+
+
+def _sum_modulo(group: np.ndarray, n_groups: int, units: np.ndarray, digits: int) -> np.ndarray:
+    """Sums of keys within groups modulo ``10**digits``, exactly (in two parts)."""
+    high, low = _split(units, digits)
+    return _modulo(_group_sum(group, n_groups, high), _group_sum(group, n_groups, low), digits)
 
 
 def record_coords(codes: pd.DataFrame, hierarchies: Mapping[str, Hierarchy]) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The result of the cell key method on a count table."""
+"""The results of the cell key method: on a count table and on a magnitude table."""
 
 from __future__ import annotations
 
@@ -11,13 +11,24 @@ import pandas as pd
 
 from tabsdc.ckm.keys import key_fraction
 from tabsdc.ckm.ptable import PTable
-from tabsdc.ckm.quality import PerturbationStatistics, perturbation_statistics
+from tabsdc.ckm.quality import PerturbationStatistics, distance_summary, perturbation_statistics
 from tabsdc.table import Table
 
 if TYPE_CHECKING:
     from sdcreport import Section
+    from tabsdc.ckm.flex import FlexFunction, MagnitudeNoise
 
-__all__ = ["CKMResult"]
+__all__ = ["CKMResult", "MagnitudeResult", "key_source", "key_fields"]
+
+
+def key_source(record_key: str | None, *, seed: object) -> str:
+    """Where a result's record keys came from, for its summary."""
+    return f"column {record_key!r}" if record_key else f"drawn (seed {seed})"
+
+
+def key_fields(record_key: str | None, *, seed: object) -> dict:
+    """``record_key`` and ``seed`` (an int, else None) for a result's ``to_dict()``."""
+    return {"record_key": record_key, "seed": seed if isinstance(seed, int) else None}
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,8 +87,7 @@ class CKMResult:
                 "mean |noise|": float(np.abs(self.noise).mean()) if len(self.noise) else 0.0,
                 "largest |noise|": int(np.abs(self.noise).max(initial=0)),
                 "p-table": self.ptable.summary().splitlines()[0],
-                "record keys": (f"column {self.record_key!r}" if self.record_key
-                                else f"drawn (seed {self.seed})"),
+                "record keys": key_source(self.record_key, seed=self.seed),
                 "key digits": self.digits, "seconds": round(self.seconds, 3)}
 
     def summary(self) -> str:
@@ -102,8 +112,7 @@ class CKMResult:
                 "cells_perturbed": int(np.count_nonzero(self.noise)),
                 "ptable": {k: v for k, v in self.ptable.parameters.items()
                            if isinstance(v, (int, float, str, bool)) or v is None},
-                "record_key": self.record_key,
-                "seed": self.seed if isinstance(self.seed, int) else None,
+                **key_fields(self.record_key, seed=self.seed),
                 "digits": self.digits, "statistics": self.statistics.to_dict()}
 
     def to_report(self) -> Section:
@@ -119,4 +128,146 @@ class CKMResult:
         section.add_metrics(self._metrics())
         section.add_figure(ptable_figure(self.ptable), "The p-table (transition probabilities)")
         section.blocks.extend(self.statistics.to_report().blocks)
+        return section
+
+
+@dataclass(frozen=True, eq=False)
+class MagnitudeResult:
+    """Outcome of :func:`tabsdc.ckm.perturb_magnitudes`.
+
+    Attributes
+    ----------
+    original : Table
+        The magnitude table (``value`` = the original sums).
+    table : Table
+        The published table: ``value`` = the perturbed sums, every other column kept
+        (write it with :func:`tabsdc.release.write_publishable`, which keeps codes and
+        values only).
+    ptable : PTable
+        The magnitude p-table.
+    flex : FlexFunction
+    noise : MagnitudeNoise
+        Every step's unit and noise (:func:`tabsdc.ckm.magnitude.magnitude_noise`).
+    cell_keys : ndarray of int64
+        Cell keys (before scrambling) in units of ``10**-digits``.
+    digits : int
+    base : str
+        What scaled the noise (``top``, ``mean``, ``range``, ``value``).
+    small_ptable : PTable or None
+        The small-value p-table (separation).
+    parity, include_zeros : bool
+    mu_c : float
+    sensitive : ndarray of bool
+        Cells flagged by the rules (they got ``mu_c``).
+    record_keys : ndarray of int64 or None
+        The drawn record keys when none were given: store them.
+    record_key : str or None
+    seed : object
+    seconds : float
+    """
+
+    original: Table
+    table: Table
+    ptable: PTable
+    flex: FlexFunction
+    noise: MagnitudeNoise
+    cell_keys: np.ndarray
+    digits: int
+    base: str
+    small_ptable: PTable | None
+    parity: bool
+    include_zeros: bool
+    mu_c: float
+    sensitive: np.ndarray
+    record_keys: np.ndarray | None = None
+    record_key: str | None = None
+    seed: object = None
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        """``"perturbed"``: every cell is published with its noise."""
+        return "perturbed"
+
+    @property
+    def deviations(self) -> np.ndarray:
+        """Published minus original, per cell."""
+        return self.table.values - self.original.values
+
+    @cached_property
+    def distances(self) -> pd.DataFrame:
+        """``d1 = |y - x|`` and ``d2 = |y - x| / |x|`` summarised (cells published as 0 left
+        out), as :func:`tabsdc.ckm.quality.distance_summary`."""
+        x, y = self.original.values, self.table.values
+        summary = distance_summary(np.abs(x), np.abs(x) + np.abs(y - x))
+        return summary[["d1", "d2"]]
+
+    def _metrics(self) -> dict:
+        deviation = self.deviations
+        flex = self.flex
+        return {"cells": self.original.n_cells,
+                "cells perturbed": int(np.count_nonzero(deviation)),
+                "mean |relative deviation|": float(self.distances.at["Mean", "d2"]),
+                "largest |relative deviation|": float(self.distances.at["Max", "d2"]),
+                "noise scaled by": (f"top {flex.top_k} contributions" if self.base == "top"
+                                    else self.base),
+                "flex function": (f"sigma_1 {flex.small:g}" + (
+                    f", sigma_0 {flex.large:g}, z_f {flex.flex_point:g}, q {flex.q:g}"
+                    if flex.large is not None else "")),
+                "epsilon": ", ".join(f"{e:g}" for e in flex.epsilon),
+                "separation point z_s": round(self.noise.separation, 6),
+                "cells from the small-value p-table": int(self.noise.small.sum()),
+                "sensitive cells (mu_c)": f"{int(self.sensitive.sum())} (mu_c {self.mu_c:g})",
+                "parity": self.parity, "zeros in the cell keys": self.include_zeros,
+                "record keys": key_source(self.record_key, seed=self.seed),
+                "key digits": self.digits, "seconds": round(self.seconds, 3)}
+
+    def summary(self) -> str:
+        lines = ["Cell key method on a magnitude table: every cell perturbed"]
+        lines += [f"  {name:<34} {value}" for name, value in self._metrics().items()]
+        return "\n".join(lines)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per cell: original, cell key, each step's unit and noise, published."""
+        frame = pd.DataFrame({"original": self.original.values,
+                              "cell_key": key_fraction(self.cell_keys, self.digits)},
+                             index=self.original.cells.index)
+        for j in range(self.noise.delta.shape[1]):
+            frame[f"delta{j + 1}"] = self.noise.delta[:, j]
+            frame[f"v{j + 1}"] = self.noise.v[:, j]
+        frame["small_ptable"] = self.noise.small
+        frame["sensitive"] = self.sensitive
+        frame["published"] = self.table.values
+        return frame
+
+    def to_dict(self) -> dict:
+        metrics = self._metrics()
+        return {"status": self.status, "seconds": self.seconds,
+                "cells": metrics["cells"], "cells_perturbed": metrics["cells perturbed"],
+                "base": self.base, "top_k": self.flex.top_k,
+                "flex": {"small": self.flex.small, "large": self.flex.large,
+                         "flex_point": self.flex.flex_point, "q": self.flex.q,
+                         "epsilon": list(self.flex.epsilon)},
+                "separation_point": self.noise.separation, "parity": self.parity,
+                "include_zeros": self.include_zeros, "mu_c": self.mu_c,
+                "sensitive_cells": int(self.sensitive.sum()),
+                **key_fields(self.record_key, seed=self.seed),
+                "digits": self.digits,
+                "distances": {k: {q: float(x) for q, x in col.items()}
+                              for k, col in self.distances.items()}}
+
+    def to_report(self) -> Section:
+        from sdcreport import Section
+        from tabsdc.ckm.plots import ptable_figure
+
+        section = Section("Cell key method (magnitude table)")
+        section.add_text(
+            "Every cell, totals included, is published as its sum plus a noise: a p-table "
+            "value read with the (scrambled) cell key, times a unit made from the cell's "
+            "largest contributions and the flex function. The same records give the same "
+            "noise in every table; totals are perturbed on their own.")
+        section.add_metrics(self._metrics())
+        section.add_table(self.distances.rename_axis("statistic").reset_index(),
+                          "Absolute (d1) and relative (d2) deviations")
+        section.add_figure(ptable_figure(self.ptable), "The p-table (transition probabilities)")
         return section

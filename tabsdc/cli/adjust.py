@@ -21,6 +21,7 @@ from pathlib import Path
 
 from sdcreport import Report, Section
 from tabsdc.cli.io import input_file, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -30,6 +31,7 @@ from tabsdc.cli.options import (
     kept_best,
     progress_printer,
     refuse_unchecked,
+    time_limit_of,
 )
 from tabsdc.cta import COSTS, METHODS, AdjustmentResult, adjust
 from tabsdc.table import Table
@@ -57,8 +59,7 @@ def add_adjust_command(commands: Commands) -> None:
     ('l2', 'inverse', True)
     """
     defaults = inspect.signature(adjust).parameters
-    parser = add_command(commands, "adjust", example=EXAMPLE, help="controlled tabular "
-                         "adjustment of a JJ table (CTA, MDI-CTA)")
+    parser = add_command(commands, "adjust", example=EXAMPLE, help=COMMANDS["adjust"].help)
     parser.add_argument("input", type=Path, help="JJ file with sensitive cells (u)")
     parser.add_argument("--method", default=defaults["method"].default, choices=METHODS,
                         help="milp (exact L1), heuristic (large tables), l2 (least squares "
@@ -101,11 +102,12 @@ def _cost(args: argparse.Namespace) -> str:
 def run_adjust(args: argparse.Namespace) -> int:
     """Run ``tabsdc adjust``; exit status 0 when every check of the result passes, else 1."""
     table = Table.from_jj(input_file(args.input))
+    progress = progress_printer(args)
     result = adjust(table, args.method, _cost(args), preserve=args.preserve,
                     min_correlation=args.min_correlation,
                     relative_capacity=args.relative_capacity, fix_totals=args.fix_totals,
-                    time_limit=args.time_limit, seed=args.seed, alpha=args.alpha,
-                    progress=progress_printer(args))
+                    time_limit=time_limit_of(args), seed=args.seed,
+                    alpha=args.alpha, progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.verification.passed, "adjustment", "its checks")

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sdcreport.files import OutputPathError, write_text
+from sdcreport.files import OutputPathError, all_or_none, write_text
 from tabsdc.cli.io import write_json
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import Commands, add_command, positive_seconds
 from tabsdc.io.argus.batch import run_batch
 from tabsdc.io.argus.plan import plan_batch
@@ -36,7 +37,7 @@ def add_argus_command(commands: Commands) -> None:
     ('job.arb', 60.0, '_run_argus')
     """
     parser = add_command(
-        commands, "argus", help="run a tau-ARGUS batch file (.arb) with this toolkit's methods",
+        commands, "argus", help=COMMANDS["argus"].help,
         example="tabsdc argus TestTable.arb --log job.log --json job.json",
         description=__doc__.splitlines()[0])
     parser.add_argument("input", type=Path, metavar="JOB.arb",
@@ -60,10 +61,13 @@ def _run_argus(args: argparse.Namespace) -> int:
                                   "of its own")
     result = run_batch(plan, time_limit=args.time_limit,
                        progress=None if args.quiet else print)
-    if args.log:
-        write_text(args.log, "\n".join(result.log) + "\n")
+    with all_or_none():
+        if args.log:
+            write_text(args.log, "\n".join(result.log) + "\n")
+        if args.json:
+            write_json({"batch": str(args.input), **result.to_dict()}, args.json)
     if args.json:
-        write_json({"batch": str(args.input), **result.to_dict()}, args.json)
+        print(f"result written to {args.json}")
     protected = sum(job.outcome is not None for job in result.tables)
     each = all(job.outcome.passed for job in result.tables if job.outcome is not None)
     verdict = ("no table was protected (no SUPPRESS)" if not protected else

@@ -13,12 +13,15 @@ from pathlib import Path
 
 from sdcreport import Report
 from tabsdc.cli.io import input_file, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
     add_output_options,
     add_solver_option,
     add_time_limit_option,
+    progress_printer,
+    time_limit_of,
 )
 from tabsdc.table import Table
 
@@ -37,8 +40,7 @@ def add_audit_command(commands: Commands) -> None:
     >>> parser.parse_args(["audit", "t.jj", "--prior-q", "20"]).prior_q
     20.0
     """
-    parser = add_command(commands, "audit", example=EXAMPLE, help="interval attack on a "
-                         "table with hidden cells; protection verdicts")
+    parser = add_command(commands, "audit", example=EXAMPLE, help=COMMANDS["audit"].help)
     parser.add_argument("input", type=Path, help="JJ file (status u/m/x/w = hidden)")
     parser.add_argument("--prior-q", type=float, metavar="Q",
                         help="the attacker knows every value within Q %% (p/q prior)")
@@ -56,16 +58,18 @@ def add_audit_command(commands: Commands) -> None:
 
 def run_audit(args: argparse.Namespace) -> int:
     """Run ``tabsdc audit``; exit status 0 when every sensitive cell is protected, else 1."""
-    from tabsdc.audit import audit, print_progress
+    from tabsdc.audit import audit
 
     q = args.prior_q
     if args.deprecated_pq is not None:
         print("tabsdc audit: --pq is deprecated and will be removed in the next release; "
               "use --prior-q", file=sys.stderr)
         q = args.deprecated_pq if q is None else q
-    result = audit(Table.from_jj(input_file(args.input)), prior="pq" if q else "table", q=q,
-                   integer=args.integer, release_intervals=args.release_intervals,
-                   solver=args.solver, time_limit=args.time_limit, progress=print_progress)
+    table = Table.from_jj(input_file(args.input))
+    progress = progress_printer(args)
+    result = audit(table, prior="pq" if q else "table", q=q, integer=args.integer,
+                   release_intervals=args.release_intervals, solver=args.solver,
+                   time_limit=time_limit_of(args), progress=progress)
     print(result.summary())
     write_outputs(args, data=result.to_dict, report=lambda: Report(
         f"Audit of {args.input.name}").add(result.to_report()))

@@ -19,6 +19,7 @@ from sdcreport import Report
 from tabsdc.ckm import build_ptable, perturb_counts, read_ptable
 from tabsdc.ckm.ptable import VARIANCE_RULES
 from tabsdc.cli.io import hierarchies_from_specs, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import Commands, add_command, add_output_options, progress_printer
 from tabsdc.errors import InputError
 from tabsdc.io.csvfile import input_file, read_csv_file
@@ -44,8 +45,7 @@ def add_ptable_command(commands: Commands) -> None:
     (5, 0, True)
     """
     parser = add_command(commands, "ptable", example=PTABLE_EXAMPLE,
-                         help="build a perturbation table of the cell key method (tau-ARGUS "
-                         "format)")
+                         help=COMMANDS["ptable"].help)
     parser.add_argument("--max-noise", type=int, required=True, metavar="D",
                         help="largest absolute noise")
     parser.add_argument("--variance", type=float, required=True, metavar="V",
@@ -76,12 +76,10 @@ def run_ptable(args: argparse.Namespace) -> int:
                          kind="magnitude" if args.magnitude else "counts", step=args.step,
                          icat=args.icat)
     print(table.summary())
-    table.write(args.out)
-    args.written.append(args.out)
-    print(f"p-table written to {args.out}")
     write_outputs(args, data=lambda: {"status": "built", "parameters": table.parameters,
                                       "rows": table.to_frame().to_dict("records")},
-                  report=lambda: _ptable_report(table))
+                  report=lambda: _ptable_report(table),
+                  also=[(args.out, table.write, "p-table")])
     return 0
 
 
@@ -107,8 +105,7 @@ def add_ckm_command(commands: Commands) -> None:
     >>> args.dims, args.record_key, args.run is run_ckm
     (['a', 'b'], 'k', True)
     """
-    parser = add_command(commands, "ckm", example=CKM_EXAMPLE,
-                         help="publish a frequency table from microdata with cell-key noise")
+    parser = add_command(commands, "ckm", example=CKM_EXAMPLE, help=COMMANDS["ckm"].help)
     parser.add_argument("input", type=Path, help="CSV of records (one row per unit)")
     parser.add_argument("--dims", nargs="+", required=True, help="dimension columns")
     parser.add_argument("--hierarchy", action="append", default=[], metavar="DIM=L1,L2,..",

@@ -23,14 +23,16 @@ from sdcreport import Report
 from sdcreport.files import (
     CONFIDENTIAL,
     CONFIDENTIAL_FIELD,
+    all_or_none,
     check_output_paths,
     write_text,
 )
 from sdcreport.report import jsonable
 from tabsdc.cli.options import OUTPUT_OPTIONS
+from tabsdc.decimals import decimals_in_text
 from tabsdc.errors import InputError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
-from tabsdc.io.csvfile import input_file, read_csv_file
+from tabsdc.io.csvfile import input_file, read_csv_file, with_numbers
 from tabsdc.table import Table
 
 __all__ = [
@@ -40,7 +42,9 @@ __all__ = [
 
 
 def read_table(args: argparse.Namespace) -> Table:
-    """The table of the input options (:func:`tabsdc.cli.options.add_input_options`).
+    """The table of the input options (:func:`tabsdc.cli.options.add_input_options`); a CSV
+    table keeps the decimals its value column is written with
+    (:func:`tabsdc.decimals.decimals_in_text`), which its publishable file shows.
 
     Raises
     ------
@@ -51,18 +55,22 @@ def read_table(args: argparse.Namespace) -> Table:
         return Table.from_jj(input_file(args.input))
     if not args.dims:
         raise InputError("--dims is required for CSV input")
-    numbers = ([args.value or "value", args.freq_column, *(args.top_columns or ())]
-               if args.aggregated else [args.value, args.weight])
+    value = (args.value or "value") if args.aggregated else args.value
+    numbers = ([args.freq_column, *(args.top_columns or ())] if args.aggregated
+               else [args.weight])
     data = read_csv_file(args.input, numbers=[c for c in numbers if c])
+    decimals = decimals_in_text(data[value]) if value in data.columns else None
+    data = with_numbers(data, [value] if value else [])
     hierarchies = hierarchies_from_specs(args.hierarchy, data)
     if args.aggregated:
-        return Table.from_aggregated(data, args.dims, args.value or "value",
-                                     freq=args.freq_column, top=args.top_columns,
-                                     hierarchies=hierarchies)
-    top = max([2, *(int(n) for n, _ in args.nk)])
-    return Table.from_microdata(data, args.dims, args.value, holding=args.holding,
-                                weight=args.weight, hierarchies=hierarchies, top=top,
-                                negative=args.negative)
+        table = Table.from_aggregated(data, args.dims, value, freq=args.freq_column,
+                                      top=args.top_columns, hierarchies=hierarchies)
+    else:
+        top = max([2, *(int(n) for n, _ in args.nk)])
+        table = Table.from_microdata(data, args.dims, value, holding=args.holding,
+                                     weight=args.weight, hierarchies=hierarchies, top=top,
+                                     negative=args.negative)
+    return table if decimals is None else table.with_decimals(decimals)
 
 
 def hierarchies_from_specs(specs: Sequence[str], data: pd.DataFrame) -> dict[str, Hierarchy]:
@@ -136,7 +144,6 @@ def write_json(data: dict[str, Any], path: Path) -> None:
     (:data:`sdcreport.files.CONFIDENTIAL_FIELD`)."""
     field, note = CONFIDENTIAL_FIELD
     write_text(path, json.dumps({field: note, **jsonable(data)}, indent=2, allow_nan=False))
-    print(f"result written to {path}")
 
 
 def write_outputs(
@@ -147,15 +154,19 @@ def write_outputs(
     report: Callable[[], Report] | None = None,
     every_cell: bool = False,
     publishable: bool = True,
+    also: Sequence[tuple[Path, Callable[[Path], object], str]] = (),
 ) -> None:
     """Write the outputs the options ask for: the ``table`` (``--out``, ``--publish``), the
     result's ``data`` (``--json``; the report's content when there is no ``data``) and the
-    ``report`` (``--html``, ``--report``), each whole or not at all.
+    ``report`` (``--html``, ``--report``), all of them or none
+    (:func:`sdcreport.files.all_or_none`), each whole.
 
     ``every_cell`` publishes every cell of a rounded or adjusted table (sensitive ones at
     their new values). A result that is not ``publishable`` (not protected, a check failed)
     gets no ``--publish`` file, said on standard error; its other outputs are written, to
-    show what failed. Each file written is appended to ``args.written``.
+    show what failed. ``also`` are further outputs of the command, ``(path, writer, what)``,
+    written with the others. Each file written is appended to ``args.written`` once all are
+    in place.
     """
     from tabsdc.release import write_internal_table, write_publishable
 
@@ -166,29 +177,35 @@ def write_outputs(
             built.append(report())
         return built[0]
 
-    written = getattr(args, "written", [])
-    if getattr(args, "out", None) is not None and table is not None:
-        write_internal_table(table, args.out)
-        written.append(args.out)
-        print(f"table written to {args.out} ({CONFIDENTIAL})")
-    if getattr(args, "publish", None) is not None and table is not None and not publishable:
-        print(f"--publish: nothing written to {args.publish}: the result is not protected or "
-              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
-    elif getattr(args, "publish", None) is not None and table is not None:
+    def publish(path: Path) -> None:
         published = table.with_columns(status="s") if every_cell else table
-        write_publishable(published, args.publish, symbol=args.symbol, layout=args.layout)
-        written.append(args.publish)
-        print(f"publishable table written to {args.publish}")
-    if args.json is not None:
+        write_publishable(published, path, symbol=args.symbol, layout=args.layout,
+                          decimals=args.decimals)
+
+    def write_data(path: Path) -> None:
         if data:
-            write_json(data(), args.json)
+            write_json(data(), path)
         else:
-            write_text(args.json, the_report().to_json())
-            print(f"result written to {args.json}")
-        written.append(args.json)
-    for path, save in ((args.html, lambda p: write_text(p, the_report().to_html())),
-                       (args.report, lambda p: the_report().save(p))):
-        if path is not None:
-            save(path)
-            written.append(path)
-            print(f"report written to {path}")
+            write_text(path, the_report().to_json())
+
+    has_table = table is not None
+    published = getattr(args, "publish", None) if has_table else None
+    if published is not None and not publishable:
+        print(f"--publish: nothing written to {published}: the result is not protected or "
+              "failed a check (exit status 1); the other outputs show why", file=sys.stderr)
+        published = None
+    outputs = [*also,
+               (getattr(args, "out", None) if has_table else None,
+                lambda p: write_internal_table(table, p), f"table ({CONFIDENTIAL})"),
+               (published, publish, "publishable table"),
+               (args.json, write_data, "result"),
+               (args.html, lambda p: write_text(p, the_report().to_html()), "report"),
+               (args.report, lambda p: the_report().save(p), "report")]
+    wanted = [(path, write, what) for path, write, what in outputs if path is not None]
+    with all_or_none():
+        for path, write, _ in wanted:
+            write(path)
+    written = getattr(args, "written", [])
+    for path, _, what in wanted:
+        written.append(path)
+        print(f"{what} written to {path}")

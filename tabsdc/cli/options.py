@@ -31,17 +31,23 @@ from tabsdc.rules import (
 from tabsdc.table import Table
 
 __all__ = [
-    "Commands", "add_command", "add_input_options", "add_rule_options", "add_output_options",
-    "add_time_limit_option", "add_solver_option", "add_keep_best_option", "KeptBest",
-    "refuse_unchecked", "kept_best", "positive_seconds", "has_rules", "rules_from",
-    "apply_rule_options",
-    "OUTPUT_OPTIONS",
-    "progress_printer", "report_path",
+    "Commands", "Arguments", "add_command", "add_input_options", "add_rule_options",
+    "add_output_options", "add_output_guards", "add_time_limit_option", "add_solver_option",
+    "add_keep_best_option", "KeptBest", "refuse_unchecked", "kept_best", "positive_seconds",
+    "has_rules", "rules_from", "apply_rule_options", "OUTPUT_OPTIONS", "progress_printer",
+    "report_path", "whole_number", "time_limit_of", "time_limit_line", "DEFAULT_TIME_LIMIT",
 ]
 
 #: Output options (destination, flag) in the order their files are written.
 OUTPUT_OPTIONS = (("out", "--out"), ("publish", "--publish"), ("json", "--json"),
                   ("html", "--html"), ("report", "--report"), ("log", "--log"))
+
+
+class Arguments(Protocol):
+    """A parser or an argument group of one: what takes options."""
+
+    def add_argument(self, *names: str, **kwargs: Any) -> argparse.Action:
+        """A new option."""
 
 
 class Commands(Protocol):
@@ -94,6 +100,27 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
+def whole_number(text: str, least: int = 0) -> int:
+    """``--decimals`` (and, with ``least=2``, ``--base``): a whole number >= ``least``.
+
+    Examples
+    --------
+    >>> whole_number("2")
+    2
+    >>> whole_number("1.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a whole number >= 0, not '1.5'
+    """
+    try:
+        number = int(text)
+    except ValueError:
+        number = least - 1
+    if number < least:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= {least}, not {text!r}")
+    return number
+
+
 def report_path(text: str) -> Path:
     """``--report``: a file name whose suffix is a report format (.html, .md, .json, .txt).
 
@@ -113,10 +140,43 @@ def report_path(text: str) -> Path:
     return Path(text)
 
 
+#: Seconds a command's solve takes at most without ``--time-limit``.
+DEFAULT_TIME_LIMIT = 300.0
+
+
 def add_time_limit_option(parser: argparse.ArgumentParser, what: str = "the whole run") -> None:
-    """``--time-limit S`` (seconds > 0; default: none)."""
+    """``--time-limit S`` (seconds > 0; default :data:`DEFAULT_TIME_LIMIT`, see
+    :func:`time_limit_of`)."""
     parser.add_argument("--time-limit", type=positive_seconds, metavar="S",
-                        help=f"seconds for {what}; a stopped solve is reported with its gap")
+                        help=f"seconds for {what} (default {DEFAULT_TIME_LIMIT:g}); a stopped "
+                        "solve is reported with its gap")
+
+
+def time_limit_of(args: argparse.Namespace) -> float:
+    """The command's time limit: ``--time-limit``, or :data:`DEFAULT_TIME_LIMIT` (the first
+    line of :func:`progress_printer` says which).
+
+    Examples
+    --------
+    >>> time_limit_of(argparse.Namespace(time_limit=None))
+    300.0
+    """
+    return DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+
+
+def time_limit_line(args: argparse.Namespace) -> str:
+    """What the first progress line of a command says of its time limit.
+
+    Examples
+    --------
+    >>> time_limit_line(argparse.Namespace(time_limit=None))
+    'time limit 300 s (default; --time-limit to change)'
+    >>> time_limit_line(argparse.Namespace(time_limit=60.0))
+    'time limit 60 s (--time-limit)'
+    """
+    if args.time_limit is None:
+        return f"time limit {DEFAULT_TIME_LIMIT:g} s (default; --time-limit to change)"
+    return f"time limit {args.time_limit:g} s (--time-limit)"
 
 
 def add_solver_option(parser: argparse.ArgumentParser) -> None:
@@ -182,10 +242,16 @@ def kept_best(what: str, status: str, gap: float | None) -> KeptBest:
 
 def progress_printer(args: argparse.Namespace) -> Callable[[str], None]:
     """The ``progress`` callable of a command: prints each line to stderr and keeps the last
-    one in ``args.last_progress`` (an interrupt says how far the work got)."""
+    one in ``args.last_progress`` (an interrupt says how far the work got). A command with
+    a time limit first says which (:func:`time_limit_line`), once the work has started: an
+    input refused before any progress stays a one-line error."""
+    pending = [time_limit_line(args)] if hasattr(args, "time_limit") else []
+
     def show(line: str) -> None:
-        args.last_progress = line.strip()
-        print("  " + line, file=sys.stderr, flush=True)
+        for said in [*pending, line]:
+            args.last_progress = said.strip()
+            print("  " + said, file=sys.stderr, flush=True)
+        pending.clear()
 
     return show
 
@@ -294,12 +360,20 @@ def add_output_options(
                            help="what a hidden cell shows in --publish (default x)")
         group.add_argument("--layout", default="long", choices=["long", "wide"],
                            help="--publish: one row per cell, or a 2-D view")
+        group.add_argument("--decimals", type=whole_number, metavar="D",
+                           help="--publish: decimals of every value (default: those of the "
+                           "input's values, or fewer when no published value needs them)")
     group.add_argument("--json", type=Path, help=json_help or "write the result's summary as "
                        "JSON")
     group.add_argument("--html", type=Path, help="write an HTML report")
     group.add_argument("--report", type=report_path, help="write the report; the suffix chooses "
                        ".html, .md, .json or .txt")
-    group.add_argument("--force", action="store_true",
-                       help="allow an output to replace an input file")
-    group.add_argument("--mkdir", action="store_true",
-                       help="create missing output folders")
+    add_output_guards(group)
+
+
+def add_output_guards(parser: Arguments) -> None:
+    """``--force`` (an output may replace an input file) and ``--mkdir`` (create missing
+    output folders), which :func:`tabsdc.cli.io.check_outputs` reads."""
+    parser.add_argument("--force", action="store_true",
+                        help="allow an output to replace an input file")
+    parser.add_argument("--mkdir", action="store_true", help="create missing output folders")

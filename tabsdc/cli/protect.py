@@ -14,6 +14,7 @@ import sys
 
 from sdcreport import Report
 from tabsdc.cli.io import read_table, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -27,6 +28,7 @@ from tabsdc.cli.options import (
     kept_best,
     progress_printer,
     refuse_unchecked,
+    time_limit_of,
 )
 from tabsdc.errors import InputError
 from tabsdc.suppression import METHODS, suppress
@@ -48,8 +50,8 @@ def add_protect_command(commands: Commands) -> None:
     >>> args.method == inspect.signature(suppress).parameters["method"].default
     True
     """
-    parser = add_command(commands, "protect", example=EXAMPLE, help="complementary cell "
-                         "suppression (microdata CSV + rules, or a JJ file with primaries)")
+    parser = add_command(commands, "protect", example=EXAMPLE,
+                         help=COMMANDS["protect"].help)
     add_input_options(parser)
     add_rule_options(parser)
     method = parser.add_argument_group("suppression")
@@ -77,8 +79,9 @@ def run_protect(args: argparse.Namespace) -> int:
         table = rules.table
     elif args.input.suffix.lower() != ".jj":
         raise InputError("choose rules (--p, --pq, --nk, --freq) for CSV input")
-    result = suppress(table, args.method, args.cost, time_limit=args.time_limit,
-                      suppress_totals=not args.no_totals, progress=progress_printer(args))
+    progress = progress_printer(args)
+    result = suppress(table, args.method, args.cost, time_limit=time_limit_of(args),
+                      suppress_totals=not args.no_totals, progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.protected, "pattern", "the audit")

@@ -24,6 +24,7 @@ import pandas as pd
 
 from sdcreport import Report, Section
 from tabsdc.cli.io import hierarchies_from_specs, input_file, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -34,7 +35,10 @@ from tabsdc.cli.options import (
     kept_best,
     progress_printer,
     refuse_unchecked,
+    time_limit_of,
+    whole_number,
 )
+from tabsdc.decimals import decimals_in_text
 from tabsdc.errors import InputError
 from tabsdc.io.csvfile import read_csv_file, with_numbers
 from tabsdc.rounding import METHODS, choose_base, round_table
@@ -51,24 +55,15 @@ DEMO_BASES = (2, 3, 4, 5, 10)
 
 
 def positive_base(text: str) -> int:
-    """``--base``: a whole number >= 2.
+    """``--base``: a whole number >= 2 (:func:`~tabsdc.cli.options.whole_number`, which
+    names the bad text).
 
     Examples
     --------
-    >>> positive_base("5")
-    5
-    >>> positive_base("2.5")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: must be a whole number >= 2, not '2.5'
+    >>> [positive_base(text) for text in ("2", "10")]
+    [2, 10]
     """
-    try:
-        base = int(text)
-    except ValueError:
-        base = 0
-    if base < 2:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 2, not {text!r}")
-    return base
+    return whole_number(text, least=2)
 
 
 def add_round_command(commands: Commands) -> None:
@@ -83,9 +78,7 @@ def add_round_command(commands: Commands) -> None:
     (5, True)
     """
     parser = add_command(
-        commands, "round", example=EXAMPLE, help="round a table: the four rules, controlled "
-        "or unbiased controlled rounding, with quality statistics and the audit of the "
-        "release")
+        commands, "round", example=EXAMPLE, help=COMMANDS["round"].help)
     parser.add_argument("input", type=Path, help="JJ file, or CSV of every cell (totals "
                         "included)")
     parser.add_argument("--base", type=positive_base, required=True,
@@ -104,6 +97,9 @@ def add_round_command(commands: Commands) -> None:
     add_keep_best_option(parser, "controlled rounding (additive)")
     parser.add_argument("--no-audit", action="store_true",
                         help="skip the audit of the release (two LPs per cell)")
+    parser.add_argument("--max-round", type=int, metavar="M",
+                        help="small-count: published counts up to M are rounded (default "
+                        "base - 1)")
     add_output_options(parser, json_help="write the result summary (status, base, method, "
                        "deviations, additive, statistics, audit)")
     parser.set_defaults(run=run_round)
@@ -155,22 +151,25 @@ def _table_from_csv(path: Path, dims: Sequence[str] | None, specs: Sequence[str]
     if not dims:
         raise InputError(f"{path}: no dimension columns before 'value'; name them with --dims")
 
+    decimals = decimals_in_text(frame["value"])
     frame = with_numbers(frame, [c for c in header if c not in dims])
     table = Table.from_frame(frame, dims, hierarchies=hierarchies_from_specs(specs, frame))
     others = frame.drop(columns=[*dims, "value"]).set_index(frame[dims].apply(tuple, axis=1)
                                                             if len(dims) > 1 else frame[dims[0]])
     others = others.reindex(table.cells.index)  # from_frame orders the cells its own way
-    return table.with_columns(**{str(c): others[c].to_numpy() for c in others.columns})
+    return table.with_columns(**{str(c): others[c].to_numpy() for c in others.columns}
+                              ).with_decimals(decimals)
 
 
 def run_round(args: argparse.Namespace) -> int:
     """Run ``tabsdc round``; exit status 1 when no controlled rounding exists (the closest
     additive alternative is written instead), else 0."""
     table = read_round_input(args.input, args.column, args.dims, args.hierarchy)
+    progress = progress_printer(args)
     result = round_table(table, args.base, args.method, seed=args.seed,
-                         solver=args.solver, time_limit=args.time_limit,
-                         audit=not args.no_audit,
-                         progress=progress_printer(args))
+                         solver=args.solver, time_limit=time_limit_of(args),
+                         audit=not args.no_audit, max_round=args.max_round,
+                         progress=progress)
     print(result.summary())
     if result.interrupted:  # --keep-best (else the interrupt has ended the command)
         refuse_unchecked(result.additive, "rounding", "the additivity check")
@@ -187,12 +186,12 @@ def run_round(args: argparse.Namespace) -> int:
 
 
 def rounding_demo_sections(
-    candidates: Sequence[int] = DEMO_BASES, alpha: float = 0.05
+    table: Table, candidates: Sequence[int] = DEMO_BASES, alpha: float = 0.05
 ) -> list[Section]:
-    """Controlled rounding of the shipped business survey's count table, as report sections.
+    """Controlled rounding of the count table of ``table`` (the demo's), as report sections.
 
-    The count (``freq``) table of ``A88 x NUTS3`` (both hierarchical: a MILP) is rounded with
-    the largest candidate base whose conditional chi-square U is not significant at ``alpha``
+    The count (``freq``) table (both dimensions hierarchical: a MILP) is rounded with the
+    largest candidate base whose conditional chi-square U is not significant at ``alpha``
     (:func:`~tabsdc.rounding.choose_base`; the smallest candidate when every one is
     significant, which the base-choice section then shows), then audited.
 
@@ -202,18 +201,13 @@ def rounding_demo_sections(
         The base choice and the rounding result (statistics, posterior table and plot,
         deviation histogram, audit).
     """
-    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
-
-    data = load_business_survey()
-    table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",
-                                 hierarchies=business_survey_hierarchies(data))
     counts = table.with_columns(value=table.cells["freq"].to_numpy(dtype=float))
     choice = choose_base(counts, candidates, "controlled", alpha=alpha)
     base = choice.base if choice.base is not None else min(candidates)
     result = round_table(counts, base, "controlled")
+    dims = " x ".join(table.dims)
     intro = choice.to_report().add_text(
-        f"Counts of companies by activity (A88) x region (NUTS3), {counts.n_cells} cells "
-        f"with every subtotal of both hierarchies, rounded to base {base} by controlled "
-        "rounding: every published count is a multiple of the base and every total still "
-        "equals the sum of its parts.")
+        f"Counts of companies by {dims}, {counts.n_cells} cells with every subtotal of both "
+        f"hierarchies, rounded to base {base} by controlled rounding: every published count "
+        "is a multiple of the base and every total still equals the sum of its parts.")
     return [intro, result.to_report()]

@@ -6,6 +6,7 @@ import argparse
 
 from sdcreport import Report
 from tabsdc.cli.io import read_table, write_outputs
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import (
     Commands,
     add_command,
@@ -32,8 +33,7 @@ def add_rules_command(commands: Commands) -> None:
     >>> args.input.name, args.p, args.run is run_rules
     ('s.csv', 10.0, True)
     """
-    parser = add_command(commands, "rules", example=EXAMPLE, help="apply sensitivity rules to "
-                         "microdata, interior cells or a JJ table")
+    parser = add_command(commands, "rules", example=EXAMPLE, help=COMMANDS["rules"].help)
     add_input_options(parser)
     add_rule_options(parser)
     add_output_options(parser, publish=False, json_help="write the report's content as JSON")

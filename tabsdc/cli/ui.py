@@ -12,6 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from tabsdc.cli.main import COMMANDS
 from tabsdc.cli.options import Commands, add_command
 from tabsdc.errors import InputError
 
@@ -29,8 +30,8 @@ IDLE_MINUTES = 30.0
 def add_ui_command(commands: Commands) -> None:
     """Add ``ui`` to the ``tabsdc`` subcommands (its ``run`` is :func:`run_ui`)."""
     parser = add_command(
-        commands, "ui", help="a web app on this machine: upload data, choose rules, protect, "
-        "check and download, in the browser", example="tabsdc ui --port 8050 --no-browser")
+        commands, "ui", help=COMMANDS["ui"].help,
+        example="tabsdc ui --port 8050 --no-browser")
     _add_options(parser)
     parser.set_defaults(run=run_ui)
 

@@ -5,7 +5,9 @@ CTA replaces each sensitive cell by a value outside its protection interval
 of the table still holds (Cox, *Towards a quality assessment of disclosure-limited
 statistical data*, slides 25-30). :func:`adjust` is the entry point (:mod:`tabsdc.cta.api`):
 
-* ``method="milp"``: the L1 MILP of slide 26 solved by HiGHS (:mod:`tabsdc.cta.milp`);
+* ``method="milp"``: the L1 MILP of slide 26 solved by HiGHS (:mod:`tabsdc.cta.milp`); with a
+  time limit started from the fixed-directions adjustment, which is kept when the MILP finds
+  no better one in time (:mod:`tabsdc.cta.exact`);
 * ``method="heuristic"``: fixed directions from the LP relaxation, block flips with warm
   re-solves, a MILP phase for the bound (:mod:`tabsdc.cta.heuristic`), for large tables;
 * ``method="fixed-directions"``: directions from the LP relaxation, one LP for them (the

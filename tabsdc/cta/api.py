@@ -3,7 +3,7 @@
 
 Both validate their options once, build a :class:`~tabsdc.cta.problem.CTAProblem` per table
 (with the quality-preserving rows of :mod:`tabsdc.cta.constraints`), hand it to one engine
-(:mod:`tabsdc.cta.milp`, :mod:`tabsdc.cta.heuristic` - also the fixed-directions CTA - or
+(:mod:`tabsdc.cta.exact`, :mod:`tabsdc.cta.heuristic` - also the fixed-directions CTA - or
 :mod:`tabsdc.cta.l2`; MDI-CTA is
 :func:`tabsdc.cta.mdi.mdi_cta`) and wrap the adjustment in an :class:`AdjustmentResult`, which
 checks it independently (:mod:`tabsdc.cta.verify`).
@@ -28,10 +28,10 @@ from tabsdc.cta.constraints import (
     preservation_rows,
     resolve_groups,
 )
+from tabsdc.cta.exact import milp_method
 from tabsdc.cta.heuristic import fixed_directions, heuristic
 from tabsdc.cta.l2 import l2_method
 from tabsdc.cta.mdi import mdi_cta
-from tabsdc.cta.milp import milp_method
 from tabsdc.cta.problem import CTAProblem, build_problem, fixed_cells
 from tabsdc.cta.result import AdjustmentResult, MultivariateAdjustmentResult
 from tabsdc.cta.scaling import Scaling
@@ -209,8 +209,9 @@ def adjust(
     InputError
         Unknown method or options, a sensitive cell that can be protected in neither
         direction (named), inconsistent constraints.
-    SolverError
-        The solver stopped without any adjustment.
+    NoSolutionError
+        No phase of the method found an adjustment within the time limit (a
+        :class:`~tabsdc.errors.SolverError`).
 
     Notes
     -----

@@ -73,7 +73,7 @@ from tabsdc.cta.search import (
     improve,
 )
 from tabsdc.cta.solution import CTASolution, certify, infeasible
-from tabsdc.errors import SolverError
+from tabsdc.errors import NoSolutionError, SolverError
 from tabsdc.solver import SolveResult
 
 __all__ = ["heuristic", "fixed_directions", "MILP_PHASE_MAX_CELLS"]
@@ -210,8 +210,8 @@ def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: 
             if milp.status == "infeasible":
                 raise infeasible("the CTA MILP is infeasible")
             if up is None:
-                raise SolverError(f"no feasible directions found: MILP {milp.status} "
-                                  f"({milp.message}); try a longer time limit")
+                raise NoSolutionError(f"no feasible directions found: MILP {milp.status} "
+                                      f"({milp.message}); try a longer time limit")
         if up is None:
             continue
         result = _solve_fixed(model, up, clock)
@@ -226,10 +226,11 @@ def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: 
             return Search(model, up, result.objective, model.adjustment(result),
                           model.duals(result))
         if result.status == "no_solution":
-            raise SolverError(f"the time limit was reached before a first adjustment was "
-                              f"found (directions by {attempt}); use a longer time limit")
+            raise NoSolutionError(f"the time limit was reached before a first adjustment "
+                                  f"was found (directions by {attempt}); use a longer time "
+                                  "limit")
         if result.status != "infeasible":
-            raise SolverError(f"the LP for fixed directions ended {result.status}")
+            raise NoSolutionError(f"the LP for fixed directions ended {result.status}")
     raise SolverError("the LP for the MILP's directions is infeasible")
 
 

@@ -12,10 +12,8 @@
 CTAProblem` (``up``/``down``). A direction that is impossible fixes ``I_i``. Quadratic limits
 (correlation) are kept by cuts and re-solves.
 
-The solver's solution is then *polished*: its directions are fixed and the LP of
-:class:`~tabsdc.cta.lp.L1Model` re-solved, which removes the leakage that the integrality
-tolerance allows through big-M rows (``I = 1e-6`` lets ``p`` reach ``1e-6 m+``) and gives
-the exact best adjustment for those directions.
+The ``method="milp"`` of :func:`tabsdc.cta.adjust` (the MILP started from the
+fixed-directions adjustment, its solution polished) is :mod:`tabsdc.cta.exact`.
 """
 
 from __future__ import annotations
@@ -28,20 +26,11 @@ import scipy.sparse as sp
 
 from tabsdc.cta._highs import CTAHighsModel
 from tabsdc.cta.constraints import solve_with_cuts
-from tabsdc.cta.lp import L1Model
-from tabsdc.cta.mass import MASS_MAX_NONZEROS, MassJob, mass_nonzeros
-from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
-from tabsdc.cta.search import FINISH_SECONDS, Clock
-from tabsdc.cta.solution import CTASolution, certify, infeasible
-from tabsdc.errors import SolverError
 from tabsdc.solver import LinearProgram, SolveOptions, SolveResult
 from tabsdc.solver.isolated import solve_isolated
 
-__all__ = ["milp_program", "solve_milp", "milp_method", "MASS_SHARE"]
-
-#: Share of the time limit of ``method="milp"`` the mass LP may take before the MILP.
-MASS_SHARE = 0.2
+__all__ = ["milp_program", "solve_milp"]
 
 
 def milp_program(problem: CTAProblem, cuts: sp.sparray | None = None) -> LinearProgram:
@@ -185,52 +174,3 @@ def _with_rows(program: LinearProgram, rows: list[tuple[sp.csr_array, np.ndarray
                    row_lower=np.concatenate([program.row_lower,
                                              *(np.full(len(u), -np.inf) for _, u in rows)]),
                    row_upper=np.concatenate([program.row_upper, *(u for _, u in rows)]))
-
-
-def milp_method(
-    problem: CTAProblem, *, time_limit: float | None = None, mip_gap: float | None = None
-) -> CTASolution:
-    """L1 CTA by the MILP alone, polished (the ``method="milp"`` of :func:`tabsdc.cta.adjust`).
-
-    The mass LP of :mod:`tabsdc.cta.mass` is solved first (with a time limit, for at most
-    :data:`MASS_SHARE` of it): its rows with positive multipliers are added to the MILP as
-    cuts and its certified bound joins HiGHS's dual bound.
-
-    Raises
-    ------
-    InputError
-        The MILP is infeasible (e.g. a sensitive total with every other total fixed).
-    SolverError
-        HiGHS stopped without any feasible solution (time limit).
-    """
-    clock = Clock(time_limit)
-    job = None
-    if mass_nonzeros(problem) <= MASS_MAX_NONZEROS:
-        job = MassJob(problem, within=None if time_limit is None else MASS_SHARE * time_limit)
-    mass_cuts = None if job is None else job.cuts()
-    left = clock.left()
-    result, up, cuts = solve_milp(
-        problem, time_limit=None if left is None else max(left - FINISH_SECONDS, 0.05 * left),
-        mip_gap=mip_gap, cuts=mass_cuts)
-    if result.status == "infeasible":
-        raise infeasible("the CTA MILP is infeasible")
-    if up is None:
-        raise SolverError(f"the CTA MILP ended without a solution: {result.status} "
-                          f"({result.message}); try method='heuristic' or a longer time limit")
-    model = L1Model(problem, time_limit=clock.budget())
-    model.fix(up)
-    lp = model.solve()
-    # the LP can fail where the MILP succeeded (numerics on very large models, the time
-    # limit): then the MILP's own adjustment is polished
-    source = lp if lp.optimal and lp.x is not None else result
-    y = polish(problem, source.x[:problem.n] - source.x[problem.n:2 * problem.n], up,
-               seconds=None if time_limit is None else max(clock.left() - 0.5, 0.2))
-    objective = problem.objective(y)
-    mass = None if mass_cuts is None else job.bound(objective)
-    bound, gap, status = certify(objective, [result.bound, mass])
-    details = {"milp_status": result.status, "milp_objective": result.objective,
-               "milp_bound": result.bound, "milp_seconds": round(result.seconds, 3),
-               "nodes": result.nodes, "cuts": cuts, "mass_bound": mass,
-               "mass_cuts": None if mass_cuts is None else mass_cuts.shape[0]}
-    return CTASolution(y=y, up=up, objective=objective, bound=bound, status=status, gap=gap,
-                       message=f"MILP (HiGHS): {result.message}", details=details)

@@ -133,7 +133,9 @@ class AdjustmentResult:
         interior = np.flatnonzero(~table.total_cells)
         figures = quality_figures(table.values, adjusted, cost,
                                   interior if interior.size else np.arange(table.n_cells))
-        return cls(original=table, table=table.with_columns(value=adjusted), method=method,
+        # adjusted values keep the decimals of the input: their publishable file shows them
+        published = table.with_columns(value=adjusted).with_decimals(table.decimals)
+        return cls(original=table, table=published, method=method,
                    status=status, objective=float(objective), bound=bound, gap=gap,
                    sensitive=np.asarray(sensitive, dtype=int), up=np.asarray(up, dtype=bool),
                    verification=verification, figures=figures,
@@ -239,7 +241,7 @@ class AdjustmentResult:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready figures: ``status``, ``objective``, ``bound``, ``gap``,
         ``l1_distance``, ``additive``, ``protected`` and more (the CLI's ``--json``)."""
-        frame = self.to_frame().iloc[self.sensitive]
+        frame = self.original.in_hierarchy_order(self.to_frame().iloc[self.sensitive])
         labels = self.original.cell_labels(self.sensitive)
         v = self.verification
         out = {
@@ -330,7 +332,7 @@ class AdjustmentResult:
             section.add_metrics(self._mdi_properties(), "The properties, on this table")
         section.add_figure(self.scatter_figure(), "Original against adjusted values")
         section.add_table(self.statistics.round(6), "Statistics kept (groups of cells)")
-        frame = self.to_frame().iloc[self.sensitive]
+        frame = self.original.in_hierarchy_order(self.to_frame().iloc[self.sensitive])
         section.add_table(frame[["original", "adjusted", "lpl", "upl", "direction",
                                  "protected"]], "Sensitive cells", max_html_rows=1000)
         return section

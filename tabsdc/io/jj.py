@@ -41,6 +41,7 @@ import scipy.sparse as sp
 from sdcreport.files import atomic_write
 from tabsdc.errors import InputError, JJFormatError
 from tabsdc.table import STATUS_CODES, Table
+from tabsdc.units import LARGEST_VALUE, too_large
 
 __all__ = ["read_jj", "write_jj", "parse_jj", "format_jj", "MAX_SCALED_COST", "BOUND_FACTOR"]
 
@@ -234,7 +235,8 @@ def _parse_cells(block: list[str], numbers: list[int], n: int, count_line: int) 
         )
     line_of = np.asarray(numbers)
     columns = {
-        _FIELDS[j]: _finite(tokens[j::width], line_of, f"field {_FIELDS[j]}")
+        _FIELDS[j]: _finite(tokens[j::width], line_of, f"field {_FIELDS[j]}",
+                            limited=_FIELDS[j] not in ("lb", "ub"))
         for j in _REAL_FIELDS
     }
     return pd.DataFrame(
@@ -323,13 +325,19 @@ def _ints(tokens: list[str]) -> np.ndarray:
     return np.fromiter(map(int, tokens), dtype=np.int64, count=len(tokens))
 
 
-def _finite(tokens: list[str], line_of: np.ndarray, what: str) -> np.ndarray:
-    """Tokens that match the number grammar, as floats; overflow to inf is an error."""
+def _finite(tokens: list[str], line_of: np.ndarray, what: str, *, limited: bool = False
+            ) -> np.ndarray:
+    """Tokens that match the number grammar, as floats; overflow to inf is an error, and
+    with ``limited`` so is a number beyond :data:`~tabsdc.units.LARGEST_VALUE`."""
     values = np.fromiter(map(float, tokens), dtype=np.float64, count=len(tokens))
     infinite = np.flatnonzero(~np.isfinite(values))
     if len(infinite):
         k = infinite[0]
         raise JJFormatError(f"line {line_of[k]}: {what} {tokens[k]!r} is not a finite number")
+    beyond = np.flatnonzero(np.abs(values) > LARGEST_VALUE) if limited else []
+    if len(beyond):
+        k = beyond[0]
+        raise JJFormatError(f"line {line_of[k]}: {too_large(values[k], what)}")
     return values
 
 

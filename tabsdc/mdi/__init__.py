@@ -6,12 +6,8 @@
   chi-square test with its degrees of freedom;
 MDI-CTA (Cox, Orelien and Shah 2006), an adjustment method built on these, is
 :func:`tabsdc.cta.mdi.mdi_cta` (also ``tabsdc.cta.adjust(table, "mdi")``); this package
-imports nothing of :mod:`tabsdc.cta`. ``tabsdc.mdi.mdi_cta`` and ``MDI_PROPERTIES`` still work
-for one release, with a deprecation warning.
+imports nothing of :mod:`tabsdc.cta`.
 """
-
-import warnings
-from typing import Any
 
 from tabsdc.mdi.ipf import FitError, IPFResult, ipf
 from tabsdc.mdi.margins import aggregation_matrix, margin_mask
@@ -28,13 +24,3 @@ __all__ = [
     "constraint_degrees_of_freedom",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """``mdi_cta`` and ``MDI_PROPERTIES`` moved to :mod:`tabsdc.cta.mdi`."""
-    if name in ("mdi_cta", "MDI_PROPERTIES"):
-        warnings.warn(f"tabsdc.mdi.{name} is now tabsdc.cta.{name}", DeprecationWarning,
-                      stacklevel=2)
-        from tabsdc.cta import mdi
-
-        return getattr(mdi, name)
-    raise AttributeError(f"module 'tabsdc.mdi' has no attribute {name!r}")

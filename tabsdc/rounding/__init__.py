@@ -9,6 +9,8 @@ Entry point: :func:`round_table` (returns a :class:`RoundingResult`). The parts:
   rounding as a min-cost flow (two-dimensional tables, a hierarchy in at most one
   dimension), as a MILP (any table, with the closest additive alternative when none exists),
   and unbiased controlled rounding;
+* :mod:`~tabsdc.rounding.small_count`: small-count rounding of the inner cells of count
+  tables (Langsrud and Heldal 2018), one table or linked tables from the same microdata;
 * :mod:`~tabsdc.rounding.statistics`: mean, variance, mean squared error, the conditional
   chi-square U with its expectation and bound, posterior probabilities;
   :mod:`~tabsdc.rounding.base_choice`: the largest acceptable base;
@@ -32,6 +34,11 @@ from tabsdc.rounding.network import TableNetwork, table_network
 from tabsdc.rounding.plots import deviation_figure, posterior_figure
 from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, decompose, up_probability
+from tabsdc.rounding.small_count import (
+    SmallCountResult,
+    round_small_counts,
+    small_count_rounding,
+)
 from tabsdc.rounding.statistics import (
     METHODS,
     TableStatistics,
@@ -70,4 +77,7 @@ __all__ = [
     "audit_rounding",
     "RoundingAudit",
     "release_box",
+    "round_small_counts",
+    "small_count_rounding",
+    "SmallCountResult",
 ]

@@ -13,11 +13,32 @@ from tabsdc.rounding.audit import audit_rounding
 from tabsdc.rounding.controlled import controlled_rounding, unbiased_controlled_rounding
 from tabsdc.rounding.result import RoundingResult
 from tabsdc.rounding.rules import RULES, apply_rule, check_base
-from tabsdc.rounding.statistics import METHODS, table_statistics
+from tabsdc.rounding.small_count import round_table_small_counts
+from tabsdc.rounding.statistics import METHODS, SMALL_COUNT, table_statistics
 from tabsdc.table import Table
 from tabsdc.validation import check_choice, validate_table
 
-__all__ = ["round_table"]
+__all__ = ["round_table", "EXACT_LIMIT"]
+
+#: The largest magnitude at which float64 holds every integer, 2**53: beyond it not every
+#: multiple of a base is a float64 number, so a rounded table could not be exact.
+EXACT_LIMIT = 2.0**53
+
+
+def _check_exact(table: Table, base: int) -> None:
+    """Refuse a table whose values or right-hand sides reach :data:`EXACT_LIMIT` (less the
+    base), naming the first such cell or relation."""
+    room = EXACT_LIMIT - base
+    cell = np.flatnonzero(np.abs(table.values) > room)
+    relation = np.flatnonzero(np.abs(table.b) > room)
+    if not cell.size and not relation.size:
+        return
+    where, number = ((table.cell_labels(cell[:1])[0], table.values[cell[0]]) if cell.size else
+                     (table.describe_relation(int(relation[0])), table.b[relation[0]]))
+    raise InputError(f"{where}: {number:g} is beyond 2**53 - {base} = {room:.0f}: above 2**53 "
+                     f"float64 numbers do not hold every multiple of the base {base}, so a "
+                     "rounded table would not be exact; round the table in a larger unit "
+                     "(e.g. thousands)")
 
 
 def round_table(
@@ -35,6 +56,7 @@ def round_table(
     audit: bool = True,
     min_width: float | None = None,
     alpha: float = 0.05,
+    max_round: int | None = None,
     progress: Progress | None = None,
 ) -> RoundingResult:
     """Round every cell of a table (totals included) to a multiple of ``base``.
@@ -49,13 +71,17 @@ def round_table(
         ``"conventional"``, ``"modified"``, ``"fifty-fifty"``, ``"unbiased"`` (cell by
         cell, :mod:`tabsdc.rounding.rules`), ``"controlled"`` (optimal zero-restricted
         controlled rounding, :func:`~tabsdc.rounding.controlled.controlled_rounding`) or
-        ``"unbiased-controlled"`` (random, ``E[R(x)] = x``, network tables only).
+        ``"unbiased-controlled"`` (random, ``E[R(x)] = x``, network tables only) or
+        ``"small-count"`` (the inner cells of a count table rounded so that no published
+        count up to ``max_round`` is left unless 0 or a multiple of the base; totals are
+        sums of the rounded inner cells, :mod:`tabsdc.rounding.small_count`).
     seed : int, numpy Generator or None
         Random source of the random methods (None: fresh entropy).
     objective, engine, solver, time_limit, mip_gap, max_steps
         Of controlled rounding; see :func:`~tabsdc.rounding.controlled.controlled_rounding`
-        (``time_limit``: seconds for the whole rounding; the audit is not counted). A
-        Ctrl-C during controlled rounding ends its MILP as the time limit does
+        (``time_limit``: seconds for the whole call; the audit gets what the rounding left,
+        and the ranges it does not reach in that time make its status ``"time-limited"``).
+        A Ctrl-C during controlled rounding ends its MILP as the time limit does
         (:mod:`tabsdc.interrupts`): the best rounding found so far (status ``"feasible"``,
         ``result.interrupted``), or :class:`KeyboardInterrupt` when there is none.
     progress : callable, optional
@@ -69,6 +95,9 @@ def round_table(
         ``B`` otherwise; see :mod:`tabsdc.rounding.audit`).
     alpha : float
         Significance level of the chi-square comparison of the statistics.
+    max_round : int, optional
+        Small-count rounding: published counts up to this are rounded (default
+        ``base - 1``).
 
     Returns
     -------
@@ -78,10 +107,12 @@ def round_table(
     ------
     InputError
         A base that is not an integer >= 2, an unknown method, objective or engine, a table
-        that is not a network for ``"unbiased-controlled"`` or a network engine, or a
-        relation whose right-hand side is not a multiple of the base.
+        that is not a network for ``"unbiased-controlled"`` or a network engine, a
+        relation whose right-hand side is not a multiple of the base, or a value beyond
+        :data:`EXACT_LIMIT` (2**53) less the base.
     SolverError
-        Controlled rounding stopped without any solution.
+        Controlled rounding stopped without any solution
+        (:class:`~tabsdc.errors.NoSolutionError` when the time limit came first).
 
     Examples
     --------
@@ -97,13 +128,23 @@ def round_table(
         raise InputError(f"table must be a tabsdc.Table, got {type(table).__name__}")
     base = check_base(base)
     check_choice("method", method, METHODS)
+    _check_exact(table, base)
     start = perf_counter()
     if method not in RULES:  # controlled rounding keeps the relations: they must hold
         validate_table(table)
     validate_time_limit(time_limit)
     values = table.values
     interrupted = False
-    if method in RULES:
+    if method == SMALL_COUNT:
+        rounded, outcome = round_table_small_counts(table, base, max_round, seed=seed)
+        status, exists, engine, solve = "rounded", None, "small-count", None
+        steps, steps_bound = np.zeros(len(values), dtype=int), None
+        note = (f"inner cells rounded ({outcome.iterations} iterations, "
+                f"{outcome.checked} added by the disclosure check); counts above "
+                f"{base - 1 if max_round is None else max_round} may stay unrounded, so the "
+                "interval audit of rounded releases does not apply")
+        audit = False
+    elif method in RULES:
         rounded = apply_rule(values, base, method, seed=seed)
         status, exists, engine, solve, note = "rounded", None, "rule", None, ""
         steps, steps_bound = np.zeros(len(values), dtype=int), None
@@ -128,8 +169,11 @@ def round_table(
     release = None
     if audit:
         with heartbeat(progress, "audit of the rounded release"), interrupts.unstoppable():
-            release = audit_rounding(table, rounded, base, method, min_width=min_width,
-                                     extra_steps=int(steps.max(initial=0)), solver=solver)
+            release = audit_rounding(
+                table, rounded, base, method, min_width=min_width,
+                extra_steps=int(steps.max(initial=0)), solver=solver,
+                time_limit=None if time_limit is None else
+                max(time_limit - (perf_counter() - start), 1e-3))
     return RoundingResult(
         original=table, table=table.with_columns(value=rounded), base=base, method=method,
         status=status, exists=exists, engine=engine, deviations=rounded - values,

@@ -39,7 +39,7 @@ import pandas as pd
 
 from tabsdc.audit import IntervalAttack
 from tabsdc.errors import InputError
-from tabsdc.rounding.statistics import METHODS
+from tabsdc.rounding.statistics import AUDITED_METHODS
 from tabsdc.table import Table
 from tabsdc.validation import check_choice
 
@@ -63,7 +63,8 @@ def release_box(
         Published values.
     base : int
     method : str
-        One of :data:`~tabsdc.rounding.statistics.METHODS`.
+        One of :data:`~tabsdc.rounding.statistics.AUDITED_METHODS` (small-count rounding
+        leaves large cells unrounded: its boxes are not these).
     integer : bool
         The original values are integers.
     extra_steps : int
@@ -81,7 +82,7 @@ def release_box(
     >>> release_box(np.array([10.0]), 4, "conventional", integer=True)
     (array([8.]), array([11.]))
     """
-    check_choice("method", method, METHODS)
+    check_choice("method", method, AUDITED_METHODS)
     R = np.asarray(rounded, dtype=float)
     if method in ("conventional", "modified"):
         lower, upper = R - base / 2, R + base / 2

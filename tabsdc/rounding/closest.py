@@ -69,7 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.errors import InputError, SolverError
+from tabsdc.errors import InputError, NoSolutionError, SolverError
 from tabsdc.rounding.incumbent import AdditiveRounding, IntegerSolutions, extra_steps
 from tabsdc.solver import LinearProgram, SolveResult, solve
 from tabsdc.solver.problem import relative_gap
@@ -470,7 +470,7 @@ def closest_additive_rounding(
                 best, found_by = candidate, "steps MILP"
         if best is None:
             proof = first.status in ("infeasible", "infeasible_or_unbounded")
-            raise SolverError(
+            raise (SolverError if proof else NoSolutionError)(
                 "no zero-restricted controlled rounding exists, and "
                 + (f"no additive rounding moves every cell at most {max_steps} extra "
                    f"multiples of the base (proven); raise max_steps" if proof else

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabsdc import interrupts
-from tabsdc.errors import InputError, SolverError
+from tabsdc.errors import InputError, NoSolutionError, SolverError
 from tabsdc.rounding.closest import MIN_PHASE_SECONDS, closest_additive_rounding
 from tabsdc.rounding.incumbent import AdditiveRounding, heuristic_rounding
 from tabsdc.rounding.network import min_cost_flow, table_network, unbiased_flow
@@ -288,8 +288,8 @@ def controlled_rounding(
         note += ("; whether a controlled rounding exists was not decided within "
                  f"{EXACT_SHARE:.0%} of the time limit")
     else:
-        raise SolverError(f"the controlled rounding MILP stopped without a solution: status "
-                          f"{result.status!r} ({result.message})")
+        raise NoSolutionError(f"the controlled rounding MILP stopped without a solution: "
+                              f"status {result.status!r} ({result.message})")
     heuristic = None if max_steps == 0 else heuristic_rounding(
         table, base, q, r, max_steps=max_steps or DEFAULT_MAX_STEPS,
         time_limit=None if time_limit is None else min(
@@ -319,9 +319,9 @@ def _relaxed(table: Table, base: int, q: np.ndarray, r: np.ndarray, solver: str,
         note += ("; the table's integer solutions were not found by elimination, so the "
                  "MILPs start without a rounding")
         if time_limit is not None and time_limit < MIN_PHASE_SECONDS:
-            raise SolverError("the controlled rounding MILP used the whole time limit, none "
-                              "is left for the closest additive alternative; raise "
-                              "time_limit")
+            raise NoSolutionError("the controlled rounding MILP used the whole time limit, "
+                                  "none is left for the closest additive alternative; raise "
+                                  "time_limit")
     elif time_limit is not None:
         time_limit = max(time_limit, 1e-3)  # the starting rounding is the answer at worst
     if max_steps is None:

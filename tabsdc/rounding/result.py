@@ -10,7 +10,12 @@ import pandas as pd
 
 from tabsdc.rounding.audit import RoundingAudit
 from tabsdc.rounding.rules import RULES
-from tabsdc.rounding.statistics import TableStatistics, posterior_table, rule_statistics
+from tabsdc.rounding.statistics import (
+    SMALL_COUNT,
+    TableStatistics,
+    posterior_table,
+    rule_statistics,
+)
 from tabsdc.solver import SolveResult
 from tabsdc.table import Table
 
@@ -124,8 +129,9 @@ class RoundingResult:
             "cells changed": self.n_changed,
             "total |deviation|": self.total_abs_deviation,
             "max |deviation|": self.max_abs_deviation, "additive": self.additive,
-            "adjacent and zero-restricted": self.adjacent,
         }
+        if self.method != SMALL_COUNT:  # small-count rounding leaves large cells alone
+            metrics["adjacent and zero-restricted"] = self.adjacent
         if self.interrupted:
             metrics["interrupted"] = "yes (Ctrl-C): the best rounding found so far"
         if self.exists is not None:
@@ -201,15 +207,17 @@ class RoundingResult:
 
         section = Section(f"Rounding to base {self.base} ({self.method})")
         section.add_text(
-            "Every cell, totals included, is replaced by a multiple of the base. "
+            ("The inner cells are rounded so that no small count is published; every cell "
+             "is the sum of its rounded inner cells. " if self.method == SMALL_COUNT else
+             "Every cell, totals included, is replaced by a multiple of the base. ")
             + ("The rounding keeps every relation of the table. " if self.additive else
                "Cells are rounded one by one, so totals need not add up. ")
             + (self.note + "." if self.note else ""))
         section.add_metrics({k: v for k, v in self._metrics().items() if v is not None})
         if not self.adjacent:
-            section.add_table(self.to_frame().loc[self.steps > 0],
-                              "Cells outside their adjacent multiples (no controlled rounding "
-                              "exists)")
+            moved = self.original.in_hierarchy_order(self.to_frame().loc[self.steps > 0])
+            section.add_table(moved, "Cells outside their adjacent multiples (no controlled "
+                              "rounding exists)")
         section.blocks.extend(self.statistics.to_report().blocks)
         section.add_table(rule_statistics(self.base).set_index("rule").drop(columns="base"),
                           f"Expected effects of the four rules at base {self.base} (residue "

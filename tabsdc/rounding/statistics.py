@@ -58,6 +58,8 @@ if TYPE_CHECKING:
 __all__ = [
     "METHODS",
     "CONTROLLED_METHODS",
+    "SMALL_COUNT",
+    "AUDITED_METHODS",
     "method_rule",
     "rule_statistics",
     "expected_squared_error",
@@ -73,16 +75,23 @@ __all__ = [
 #: Controlled rounding methods (every relation kept).
 CONTROLLED_METHODS = ("controlled", "unbiased-controlled")
 
+#: Small-count rounding (:mod:`tabsdc.rounding.small_count`): inner cells rounded, every
+#: relation kept, large cells left alone.
+SMALL_COUNT = "small-count"
+
 #: Every rounding method of :func:`tabsdc.rounding.round_table`.
-METHODS = (*RULES, *CONTROLLED_METHODS)
+METHODS = (*RULES, *CONTROLLED_METHODS, SMALL_COUNT)
+
+#: The methods whose releases the interval audit reads (every cell rounded to a multiple).
+AUDITED_METHODS = (*RULES, *CONTROLLED_METHODS)
 
 
 def method_rule(method: str) -> str | None:
     """The cell-by-cell rule whose per-cell distribution ``method`` has, if any.
 
     Unbiased controlled rounding rounds each cell up with probability ``r/B``, as the
-    unbiased rule does; optimal controlled rounding is a deterministic optimum with no such
-    rule (None).
+    unbiased rule does; optimal controlled rounding is a deterministic optimum and
+    small-count rounding leaves large cells alone: no such rule (None).
 
     Examples
     --------
@@ -90,7 +99,8 @@ def method_rule(method: str) -> str | None:
     ('unbiased', None)
     """
     check_choice("method", method, METHODS)
-    return {"unbiased-controlled": "unbiased", "controlled": None}.get(method, method)
+    return {"unbiased-controlled": "unbiased", "controlled": None,
+            SMALL_COUNT: None}.get(method, method)
 
 
 def rule_statistics(bases: int | list[int], rules: tuple[str, ...] = RULES) -> pd.DataFrame:
@@ -226,7 +236,7 @@ def degrees_of_freedom(values: np.ndarray, totals: np.ndarray, method: str) -> i
     method : str
     """
     positive = np.asarray(values, dtype=float) > 0
-    if method in CONTROLLED_METHODS:
+    if method in (*CONTROLLED_METHODS, SMALL_COUNT):
         positive &= ~np.asarray(totals, dtype=bool)
     return max(1, int(positive.sum()))
 

@@ -3,17 +3,29 @@
 HiGHS compares its clock with ``time_limit`` between the steps of a MIP solve, but some
 steps (cut generation at the root node of a large MILP) run tens of seconds past it, and
 cancelling from another thread does not reach them. :func:`solve_isolated` hands the solve
-to a worker process (``python -m tabsdc.solver.isolated``, started once and kept for later
-solves; it never imports the caller's script). The worker gets the time limit as usual and
-nearly always answers in time, incumbent and bound included; a worker that has not answered
+to a worker process (``python -m tabsdc.solver.isolated``, kept for later solves; it never
+imports the caller's script). The worker gets the time limit as usual and nearly always
+answers in time, incumbent and bound included; a worker that has not answered
 ``grace_seconds`` after the limit is ended (the next solve starts a new one), and the result
 is ``"no_solution"`` with a message saying so. A time limit is then a promise: the call
 returns within ``time_limit + grace`` seconds, or within the ``within`` seconds the caller
-gives (start-up of a new worker included). Problems and results cross the pipe pickled.
+gives (start-up of a new worker included), counted from the call's start. Problems and
+results cross the pipe pickled.
 
-:func:`submit_isolated` runs the same solve from a thread and returns at once with a
+Every solve has a worker of its own: a process keeps a pool of workers, a solve takes an
+idle one (or starts one) and gives it back, so threads solving at once never wait for each
+other and the pool holds as many workers as solves ever ran at once. :func:`submit_isolated`
+runs the same solve from a thread and returns at once with a
 :class:`~concurrent.futures.Future`, so that the caller can work on while the worker solves
-(on a second core); :func:`start_worker` starts the worker ahead of its first solve.
+(on a second core); :func:`start_worker` starts a worker ahead of its first solve.
+
+A worker never outlives its caller: it ends when the pipe from its caller reaches its end
+(the caller has exited, however: a signal, ``SIGKILL``, a crash) and, on POSIX, when its
+parent process changes (checked twice a second, also in the middle of a solve: HiGHS
+releases the interpreter while it works). ``prctl(PR_SET_PDEATHSIG)`` is not used: it fires
+when the *thread* that started the worker ends, and :func:`submit_isolated` starts workers
+from threads that end long before the caller does. Workers still running when the caller's
+interpreter exits are ended then.
 
 Interrupts: the worker runs in its own process group, so a Ctrl-C at the terminal reaches
 the caller only. When a Ctrl-C stops the caller's search (:func:`tabsdc.interrupts.stopping`)
@@ -26,16 +38,18 @@ so that no answer is left in the pipe for the next solve.
 
 from __future__ import annotations
 
+import atexit
+import os
 import pickle
 import select
 import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
-from functools import cache
-from time import perf_counter
+from time import perf_counter, sleep
 
 import numpy as np
 
@@ -57,6 +71,9 @@ _POLL_SECONDS = 0.2
 
 #: Seconds a new worker typically needs to start (about 2 s on a loaded two-core machine).
 STARTUP_ESTIMATE = 3.0
+
+#: Seconds between two checks, in a worker, that its parent process is still there.
+_PARENT_CHECK_SECONDS = 0.5
 
 
 def grace_seconds(time_limit: float) -> float:
@@ -85,10 +102,9 @@ def time_limit_within(seconds: float, *, startup: bool = True) -> float:
 
 
 class _Worker:
-    """One worker process, its pipes, and a lock so that one solve uses it at a time."""
+    """One worker process and its pipes."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
         self.process: subprocess.Popen | None = None
         #: The process was just started: its first solve waits for its imports too.
         self.fresh = False
@@ -96,8 +112,9 @@ class _Worker:
     def running(self) -> subprocess.Popen:
         if self.process is None or self.process.poll() is not None:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "tabsdc.solver.isolated"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True)
+                [sys.executable, "-m", "tabsdc.solver.isolated", str(os.getpid())],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                start_new_session=True)
             self.fresh = True
         return self.process
 
@@ -108,27 +125,69 @@ class _Worker:
             self.process = None
 
 
-@cache
-def _worker() -> _Worker:
-    return _Worker()
+class _Pool:
+    """The workers of one process: a solve takes an idle worker (or a new one) and gives it
+    back, so that solves from several threads run at once, each in its own worker."""
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        self.workers: list[_Worker] = []
+        self.idle: list[_Worker] = []
+
+    def take(self) -> _Worker:
+        with self.lock:
+            if self.idle:
+                return self.idle.pop()
+            worker = _Worker()
+            self.workers.append(worker)
+            return worker
+
+    def give_back(self, worker: _Worker) -> None:
+        with self.lock:
+            self.idle.append(worker)
+
+    def stop_all(self) -> None:
+        """End every worker (at the interpreter's exit; not in a forked child, whose pool
+        is its own)."""
+        if os.getpid() != self.owner:
+            return
+        with self.lock:
+            for worker in self.workers:
+                worker.stop()
+
+
+_pools: dict[int, _Pool] = {}
+_pools_lock = threading.Lock()
+
+
+def _pool() -> _Pool:
+    """This process's pool (a forked child starts its own: its parent's pipes are not its
+    to use)."""
+    with _pools_lock:
+        pool = _pools.get(os.getpid())
+        if pool is None:
+            pool = _pools[os.getpid()] = _Pool()
+            atexit.register(pool.stop_all)
+        return pool
 
 
 def start_worker() -> None:
-    """Start the worker now (it imports its modules while the caller works on); a no-op
-    when one is running or a solve holds it."""
-    worker = _worker()
-    if worker.lock.acquire(blocking=False):
-        try:
-            worker.running()
-        finally:
-            worker.lock.release()
+    """Start a worker now (it imports its modules while the caller works on) for the next
+    solve; a no-op when an idle one is running."""
+    pool = _pool()
+    worker = pool.take()
+    try:
+        worker.running()
+    finally:
+        pool.give_back(worker)
 
 
 def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
                    start: np.ndarray | None = None, interior: bool = False,
                    crossover: bool = True, within: float | None = None) -> SolveResult:
-    """Solve ``problem`` with HiGHS in the worker process, ended ``grace_seconds`` after the
-    time limit of ``options`` (which must have one).
+    """Solve ``problem`` with HiGHS in a worker process of its own, ended ``grace_seconds``
+    after the time limit of ``options`` (which must have one).
 
     Parameters
     ----------
@@ -138,11 +197,10 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
     start, interior, crossover
         As in :func:`~tabsdc.solver.highs.solve_highs`: a MIP start, the LP method.
     within : float, optional
-        The most seconds this call may take from now, waiting for another solve and the
-        start-up of a new worker included (default: the time limit, its grace and, for a
-        new worker, :data:`_START_SECONDS`). The solve's time limit is then lowered to
-        :func:`time_limit_within` what is left once the worker is free: a caller with a
-        deadline passes what is left of it.
+        The most seconds this call may take from now, the start-up of a new worker
+        included (default: the time limit, its grace and, for a new worker,
+        :data:`_START_SECONDS`). The solve's time limit is then lowered to
+        :func:`time_limit_within` it: a caller with a deadline passes what is left of it.
 
     Examples
     --------
@@ -157,24 +215,20 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
     called = perf_counter()
     if interrupts.stopping():  # a Ctrl-C stopped the search: no new solve
         return _without_answer(perf_counter() - called, "interrupted (Ctrl-C) before the solve")
-    worker = _worker()
-    if within is not None and not worker.lock.acquire(timeout=max(within, 0.0)):
-        return _stopped(options, perf_counter() - called, "the worker stayed busy")
-    if within is None:
-        worker.lock.acquire()
+    pool = _pool()
+    worker = pool.take()
     try:
-        start_time = perf_counter()
         new = worker.process is None or worker.process.poll() is not None or worker.fresh
         process = worker.running()
         if within is not None:
             options = replace(options, time_limit=min(options.time_limit, time_limit_within(
-                max(within - (start_time - called), 0.0), startup=new)))
+                max(within - (perf_counter() - called), 0.0), startup=new)))
         # ended a grace after its limit, and never later than ``within``
         wait = options.time_limit + grace_seconds(options.time_limit)
         if worker.fresh:
             wait += _START_SECONDS
         if within is not None:
-            wait = min(wait, within - (start_time - called))
+            wait = min(wait, within - (perf_counter() - called))
         worker.fresh = False
         extras = {"start": start, "interior": interior, "crossover": crossover}
         payload = pickle.dumps((problem, options, extras), protocol=pickle.HIGHEST_PROTOCOL)
@@ -190,11 +244,11 @@ def solve_isolated(problem: LinearProgram, options: SolveOptions, *,
         if answer is None:
             worker.stop()
             if interrupts.stopping():
-                return _without_answer(perf_counter() - start_time, "interrupted (Ctrl-C): "
+                return _without_answer(perf_counter() - called, "interrupted (Ctrl-C): "
                                        "HiGHS did not stop in time (it was ended)")
-            return _stopped(options, perf_counter() - start_time, "it was stopped")
+            return _stopped(options, perf_counter() - called, "it was stopped")
     finally:
-        worker.lock.release()
+        pool.give_back(worker)
     if isinstance(answer, BaseException):
         raise answer
     return answer
@@ -268,14 +322,49 @@ def _read(stream) -> object:
     return pickle.loads(stream.read(int.from_bytes(size, "little")))
 
 
-def _serve() -> None:
-    """The worker's loop: read a problem, solve it, write the result (or the error)."""
+def _watch_parent(parent: int) -> Callable[[], bytes]:
+    """End this worker when its caller is gone: its pipe reaches its end (a thread reading
+    it ahead of the solves) or, on POSIX, its parent process changes. Returns the function
+    that waits for the next request."""
+    source = sys.stdin.buffer
+    requests: list[bytes] = []
+    arrived = threading.Condition()
+
+    def read() -> None:
+        while (size := source.read(8)) and len(size) == 8:
+            payload = source.read(int.from_bytes(size, "little"))
+            with arrived:
+                requests.append(payload)
+                arrived.notify()
+        os._exit(0)  # the caller has closed the pipe or exited, whatever it was doing
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            sleep(_PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=read, name="tabsdc-worker-pipe", daemon=True).start()
+    if os.name == "posix":
+        threading.Thread(target=watch, name="tabsdc-worker-parent", daemon=True).start()
+
+    def next_request() -> bytes:
+        with arrived:
+            arrived.wait_for(lambda: requests)
+            return requests.pop(0)
+
+    return next_request
+
+
+def _serve(parent: int) -> None:
+    """The worker's loop: read a problem, solve it, write the result (or the error); end
+    when the caller ``parent`` is gone (:func:`_watch_parent`)."""
     from tabsdc.solver.highs import solve_highs
 
     interrupts.listen()
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
-    while size := source.read(8):
-        problem, options, extras = pickle.loads(source.read(int.from_bytes(size, "little")))
+    next_request = _watch_parent(parent)
+    sink = sys.stdout.buffer
+    while True:
+        problem, options, extras = pickle.loads(next_request())
         interrupts.reset()
         try:
             with interrupts.stoppable():
@@ -288,4 +377,4 @@ def _serve() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    _serve(int(sys.argv[1]) if len(sys.argv) > 1 else os.getppid())

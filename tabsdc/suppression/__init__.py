@@ -45,7 +45,7 @@ import pandas as pd
 from tabsdc import interrupts
 from tabsdc.audit import audit, insider_groups
 from tabsdc.errors import InputError, SolverError
-from tabsdc.progress import Deadline, validate_time_limit
+from tabsdc.progress import Deadline, heartbeat, validate_time_limit
 from tabsdc.solver import require_highs
 from tabsdc.suppression.attacker import UP, Attacker, Requirement, capacities, requirements
 from tabsdc.suppression.checks import failing_requirements
@@ -310,7 +310,9 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         if cover.unmet:  # a wider search, then flows within boxes around the primaries
             wide = HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
                                    max_combinations=WIDE_COMBINATIONS)
-            cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline)
+            with heartbeat(progress, f"routing in boxes: {len(cover.unmet):,} requirements "
+                           "no hypercube meets", quiet=True):
+                cover = route_in_boxes(wide, table.A, widen_cover(wide, cover), c, deadline)
         # the requirements routed in boxes are proved against the respondents with the rest
         start_pattern, failing = cover.pattern, cover.unmet + [
             Requirement(cell, direction, cover.levels[cell][0 if direction == UP else 1])
@@ -366,7 +368,8 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                                           attacker.n_solves, deadline.elapsed(),
                                           time_limited=True), None
             witnesses = cover.deviations(table.n_cells)[2]
-        unproven = uncertified(table.A, cover, pattern, *room)
+        with heartbeat(progress, "certificates: checking the hypercubes", quiet=True):
+            unproven = uncertified(table.A, cover, pattern, *room)
         if unproven:  # never expected: the audit would report it too
             raise SolverError(f"{len(unproven)} hypercube certificates do not hold, e.g. "
                               f"{labels(unproven[0].cell)}")

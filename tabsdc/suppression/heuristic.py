@@ -75,7 +75,11 @@ class FlowRouter:
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
     ) -> np.ndarray | None:
         """Cells carrying the cheapest deviation of ``req.level`` through ``req.cell``,
-        the requirement's ``fixed`` cells held at zero (None when no such flow exists)."""
+        the requirement's ``fixed`` cells held at zero (None when no such flow exists, or
+        when the deadline has expired: building a neighbourhood's model alone can take
+        seconds on a large table)."""
+        if self.deadline.expired:
+            return None
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
         w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         if self.local:
@@ -86,6 +90,8 @@ class FlowRouter:
                 carries = np.zeros(self.n, dtype=bool)
                 carries[carrying] = True
                 return carries
+            if self.deadline.expired:  # HiGHS sets up the whole table's LP for a second
+                return None
         i = req.cell
         fixed = np.asarray(req.fixed, dtype=np.int64)
         moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),

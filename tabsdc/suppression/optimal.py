@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 from tabsdc.audit.insider import Insiders
 from tabsdc.errors import SolverError
-from tabsdc.progress import Deadline
+from tabsdc.progress import Deadline, heartbeat
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression.attacker import TOL, Attacker, Requirement
 from tabsdc.suppression.heuristic import FlowRouter, clean_up, heuristic_pattern
@@ -71,25 +71,37 @@ class CutLoopStats:
 def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
               insiders: Insiders | None = None) -> sp.csr_array:
     """For each primary and each relation holding it: the other cells sum to >= 1 (else the
-    relation gives it away). With respondents (``insiders``), for each relation whose
-    primaries other than a primary j are all one respondent's cells (a respondent attacking
-    j): the cells other than j and that respondent's sum to >= 1 (else the respondent
-    computes j from the relation)."""
-    primaries = np.unique([r.cell for r in reqs])
+    relation gives it away).
+
+    One 0/1 row per (primary, relation) pair, primaries in increasing order and each one's
+    relations in the order of ``A``'s columns, built at once from the rows of ``A``. With
+    respondents (``insiders``), then, for each relation whose primaries other than a
+    primary j are all one respondent's cells (a respondent attacking j): the cells other
+    than j and that respondent's sum to >= 1 (else the respondent computes j from the
+    relation).
+
+    Examples
+    --------
+    >>> A = sp.csr_array([[-1.0, 1.0, 1.0, 0.0], [0.0, -1.0, 0.0, 1.0]])
+    >>> reqs = [Requirement(cell=1, direction=1, level=1.0)]
+    >>> seed_rows(A, reqs, 4).toarray().tolist()
+    [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    """
+    primaries = np.unique([r.cell for r in reqs]).astype(np.int64)
     A = sp.csr_array(A)
     AT = A.T.tocsr()
-    rows = []
-    for i in primaries:
-        relations = AT.indices[AT.indptr[i]:AT.indptr[i + 1]]
-        if len(relations):
-            block = (A[relations] != 0).astype(float).tolil()
-            block[:, i] = 0
-            rows.append(sp.csr_array(block))
-    if insiders is not None:
-        rows.append(_insider_seed_rows(A, primaries, insiders, n))
-    if not rows:
-        return sp.csr_array((0, n))
-    return sp.vstack(rows, format="csr")
+    counts = np.diff(AT.indptr)[primaries]
+    starts = AT.indptr[primaries]
+    relations = AT.indices[np.repeat(starts - np.cumsum(counts) + counts, counts)
+                           + np.arange(counts.sum())]
+    owner = np.repeat(primaries, counts)  # the primary each row is for
+    rows = sp.csr_array(A[relations] != 0, dtype=float)
+    entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    rows.data[rows.indices == owner[entry_row]] = 0.0
+    rows.eliminate_zeros()
+    if insiders is None:
+        return rows
+    return sp.vstack([rows, _insider_seed_rows(A, primaries, insiders, n)], format="csr")
 
 
 def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,
@@ -164,20 +176,25 @@ def optimal_pattern(
         c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),
         col_upper=(~fixed_off).astype(float))
-    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds)
-    cut_rows, cut_levels, bound = _relaxation_cuts(relaxation, reqs, attacker, tie, deadline,
-                                                   progress)
+    # phase 1: cuts from the LP relaxation's fractional patterns (cheap rounds); neither
+    # phase builds its model once the deadline has expired (on large tables passing the
+    # model to HiGHS alone takes seconds)
+    cut_rows, cut_levels, bound = ([], [], 0.0) if deadline.expired else _relaxation_cuts(
+        relaxation, reqs, attacker, tie, deadline, progress)
     rows = sp.vstack([seeds, *cut_rows], format="csr") if cut_rows else seeds
-    master = HighsModel(replace(
-        relaxation, A=rows, row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
-        row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
+    with heartbeat(progress, "master MILP: building the model", quiet=True):
+        master = None if deadline.expired else HighsModel(replace(
+            relaxation, A=rows,
+            row_lower=np.concatenate([np.ones(seeds.shape[0]), *cut_levels]),
+            row_upper=np.full(rows.shape[0], np.inf), integrality=np.ones(n, dtype=bool)))
     rounds, cuts, status = 0, sum(r.shape[0] for r in cut_rows), "feasible"
     # a master that is slow to prove optimality still yields patterns whose failures give
     # cuts: cap each round's MILP and give the next round twice as long when the cap binds
     round_limit = ROUND_LIMIT
-    while not deadline.expired:
+    while master is not None and not deadline.expired:
         master.set_time_limit(deadline.solver_limit(round_limit))
-        result = master.solve()
+        with heartbeat(progress, f"round {rounds + 1}: master MILP", quiet=True):
+            result = master.solve()
         rounds += 1
         if not result.optimal:
             round_limit *= 2
@@ -186,7 +203,9 @@ def optimal_pattern(
         if not result.has_solution:
             break
         z = np.round(result.x).astype(bool)
-        violated = _violated(reqs, attacker, z, deadline)
+        with heartbeat(progress, f"round {rounds}: attacks on the master's pattern",
+                       quiet=True):
+            violated = _violated(reqs, attacker, z, deadline)
         if violated is None:  # the deadline came during the attacks
             break
         if progress is not None:
@@ -203,7 +222,9 @@ def optimal_pattern(
             master.add_rows(rows, 1.0, np.inf)
             cuts += len(violated)
             # repair the master's pattern into a feasible one: a new incumbent candidate
-            repaired = repair(z | fixed_on)
+            with heartbeat(progress, f"round {rounds}: repairing the master's pattern",
+                           quiet=True):
+                repaired = repair(z | fixed_on)
             if repaired is not None and cost @ repaired < best_cost - 1e-9:
                 best, best_cost = repaired, float(cost @ repaired)
         if best_cost <= bound + PROVEN_GAP * max(1.0, abs(best_cost)):
@@ -241,11 +262,14 @@ def _relaxation_cuts(
         if phase.expired:
             break
         model.set_time_limit(phase.solver_limit())
-        result = model.solve()
+        with heartbeat(progress, f"LP round {round_ + 1}: relaxation", quiet=True):
+            result = model.solve()
         if not result.optimal:
             break
         bound = max(bound, float(result.objective) - float(tie.sum()))
-        violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0), phase)
+        with heartbeat(progress, f"LP round {round_ + 1}: attacks on the relaxation",
+                       quiet=True):
+            violated = _violated(reqs, attacker, np.clip(result.x, 0.0, 1.0), phase)
         if violated is None:
             break
         if progress is not None:

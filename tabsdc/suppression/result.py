@@ -212,5 +212,6 @@ class SuppressionResult:
         if len(self.table.dims) >= 2:
             section.add_figure(status_map(self.table),
                                "Cell status after suppression (red primary, orange secondary)")
-        section.add_table(self.to_frame(), "Suppressed cells", max_html_rows=1000)
+        section.add_table(self.table.in_hierarchy_order(self.to_frame()), "Suppressed cells",
+                          max_html_rows=1000)
         return section

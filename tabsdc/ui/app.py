@@ -30,6 +30,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from sdcreport.files import atomic_write
 from tabsdc.errors import InputError, TabSDCError
 from tabsdc.ui.choices import options
 from tabsdc.ui.guard import RequestGuard, allowed_hosts
@@ -243,20 +244,19 @@ async def _json(request: Request) -> dict[str, Any]:
 
 
 async def _receive(request: Request, path: Path, limit: int, name: str) -> None:
-    """Stream the request body into ``path``; past ``limit`` bytes, stop writing, delete the
-    file and refuse the upload (the rest of the body is read and dropped, so the browser
-    receives the message rather than a broken connection)."""
+    """Stream the request body into ``path`` (whole or not at all,
+    :func:`sdcreport.files.atomic_write`); past ``limit`` bytes, stop writing and refuse the
+    upload (the rest of the body is read and dropped, so the browser receives the message
+    rather than a broken connection)."""
     size = 0
-    with open(path, "wb") as handle:
+    with atomic_write(path, "wb") as handle:
         async for chunk in request.stream():
             size += len(chunk)
             if size <= limit:
                 handle.write(chunk)
-    if size > limit:
-        path.unlink(missing_ok=True)
-        raise UploadTooLarge(f"{name} is larger than the upload limit of {limit / 1e6:g} MB; "
-                             "start the app with a larger --max-upload-mb, or upload a "
-                             "smaller file")
-    if size == 0:
-        path.unlink(missing_ok=True)
-        raise InputError(f"{name} is empty")
+        if size > limit:
+            raise UploadTooLarge(f"{name} is larger than the upload limit of {limit / 1e6:g} "
+                                 "MB; start the app with a larger --max-upload-mb, or upload "
+                                 "a smaller file")
+        if size == 0:
+            raise InputError(f"{name} is empty")

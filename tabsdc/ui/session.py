@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from sdcreport import Report
+from sdcreport.files import atomic_write, write_text
 from tabsdc.cta import METHODS as CTA_METHODS
 from tabsdc.errors import InputError, RuleError, TabSDCError
 from tabsdc.hierarchy import Hierarchy
@@ -148,7 +149,8 @@ class Session:
 
         name = "business_survey.csv"
         path = self.upload_path(name)
-        path.write_bytes(files("tabsdc").joinpath("data", name).read_bytes())
+        with atomic_write(path, "wb") as stream:
+            stream.write(files("tabsdc").joinpath("data", name).read_bytes())
         return self.load_source(path, name)
 
     def load_hierarchy_file(self, dim: str, path: Path, name: str) -> dict[str, Any]:
@@ -368,7 +370,7 @@ class Session:
                 if "status" in intervals.columns:
                     intervals["status"] = intervals["status"].map(STATUS_NAMES).fillna(
                         intervals["status"])
-                out.update(passed=bool(audit.protected), hidden=int(len(audit.frame)),
+                out.update(passed=_passed(result, method), hidden=int(len(audit.frame)),
                            failing=records(audit.failures), intervals=records(intervals),
                            map=self._grid(result.table, None))
                 if self.attack is not None:
@@ -377,11 +379,10 @@ class Session:
                                      "explanation": _attack_words(
                                          audit, self.attack, self.spec["attack"]["q"])}
             elif method == "rounding":
-                exact = 0 if result.audit is None else result.audit.n_exact
-                out.update(passed=bool(result.additive) and exact == 0, statistics=records(
+                out.update(passed=_passed(result, method), statistics=records(
                     result.to_frame().head(MAX_ROWS_SHOWN)))
             else:
-                out.update(passed=bool(result.verification.passed),
+                out.update(passed=_passed(result, method),
                            statistics=records(result.statistics))
             return out
 
@@ -397,7 +398,7 @@ class Session:
         """Write a download into the session folder and return its path: ``publishable``
         (CSV), ``internal-jj``, ``internal-csv``, ``report`` (HTML), ``script`` (.py) or
         ``notebook`` (the script as a Jupyter notebook, .ipynb)."""
-        from tabsdc.release import write_publishable
+        from tabsdc.release import write_internal_table, write_publishable
 
         check_choice("download", kind, DOWNLOADS)
         with self.lock:
@@ -406,15 +407,17 @@ class Session:
             folder.mkdir(exist_ok=True)
             if kind == "script":
                 path = folder / f"{stem}_protect.py"
-                path.write_text(session_script(self.spec, symbol), encoding="utf-8")
-                return path
+                return write_text(path, session_script(self.spec, symbol))
             if kind == "notebook":
                 path = folder / f"{stem}_protect.ipynb"
-                path.write_text(json.dumps(session_notebook(self.spec, symbol), indent=1),
-                                encoding="utf-8")
-                return path
+                return write_text(path, json.dumps(session_notebook(self.spec, symbol),
+                                                   indent=1))
             published = self._published()
             if kind == "publishable":
+                if not _passed(self._protection(), self.spec["protect"]["method"]):
+                    raise InputError("the protected table failed its check (step 5 Check): "
+                                     "it is not offered for publication; change the rules "
+                                     "or the method and protect again")
                 every_cell = self.spec["protect"]["method"] != "suppression"
                 table = published.with_columns(status="s") if every_cell else published
                 return write_publishable(table, folder / f"{stem}_publishable.csv",
@@ -422,9 +425,7 @@ class Session:
             if kind == "internal-jj":
                 return published.to_jj(folder / f"{stem}_internal.jj")
             if kind == "internal-csv":
-                path = folder / f"{stem}_internal.csv"
-                published.to_frame().to_csv(path, index=False)
-                return path
+                return write_internal_table(published, folder / f"{stem}_internal.csv")
             return self._report().save(folder / f"{stem}_report.html")
 
     # -- the page after Back or a reload -----------------------------------------------------
@@ -608,6 +609,18 @@ def _rule_error_words(error: Exception) -> str:
             ": on step 1 Data, set Negative contributions to 'use their absolute values "
             "for the rules', then build the table again")
     return text
+
+
+def _passed(result: Any, method: str) -> bool:
+    """Whether a protection result passed its check: the interval attack of a suppression,
+    additivity and no exactly disclosed cell of a rounding, the verification of an
+    adjustment. Only a result that passed is offered for publication."""
+    if method == "suppression":
+        return bool(result.audit.protected)
+    if method == "rounding":
+        exact = 0 if result.audit is None else result.audit.n_exact
+        return bool(result.additive) and exact == 0
+    return bool(result.verification.passed)
 
 
 def _attack_words(audit: Any, attack: Any, q: float) -> str:

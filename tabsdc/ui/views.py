@@ -28,8 +28,9 @@ STATUS_NAMES = {"s": "published", "u": "primary (sensitive)", "m": "secondary (h
 
 
 def ordered_codes(hierarchy: Hierarchy) -> list[tuple[str, int]]:
-    """Every code of ``hierarchy`` with its depth, depth first, the codes under each parent
-    sorted.
+    """Every code of ``hierarchy`` with its depth, in the hierarchy's order
+    (:attr:`Hierarchy.sorted_codes <tabsdc.hierarchy.Hierarchy.sorted_codes>`: depth first,
+    the codes under each parent sorted).
 
     Examples
     --------
@@ -38,14 +39,8 @@ def ordered_codes(hierarchy: Hierarchy) -> list[tuple[str, int]]:
     >>> ordered_codes(h)
     [('Total', 0), ('A', 1), ('A02', 2), ('A10', 2), ('B', 1), ('B2', 2)]
     """
-    out: list[tuple[str, int]] = []
-    stack = [(hierarchy.root, 0)]
-    while stack:
-        code, depth = stack.pop()
-        out.append((code, depth))
-        stack.extend((child, depth + 1) for child in sorted(hierarchy.children(code),
-                                                            reverse=True))
-    return out
+    depth = dict(zip(hierarchy.codes, hierarchy.to_frame()["depth"], strict=True))
+    return [(code, int(depth[code])) for code in hierarchy.sorted_codes]
 
 
 def tree(table: Table, dim: str) -> dict[str, Any]:
@@ -62,9 +57,9 @@ def tree(table: Table, dim: str) -> dict[str, Any]:
     counts = margin["freq"] if "freq" in margin.columns else pd.Series(np.nan, margin.index)
     nodes = {code: {"code": code, "value": _finite(margin["value"].get(code)),
                     "count": _finite(counts.get(code)), "children": []}
-             for code, _ in ordered_codes(hierarchy)}
-    for code, node in nodes.items():
-        node["children"] = [nodes[child] for child in sorted(hierarchy.children(code))]
+             for code in hierarchy.sorted_codes}
+    for code in hierarchy.sorted_codes[1:]:  # in hierarchy order: children come sorted
+        nodes[hierarchy.parents[code]]["children"].append(nodes[code])
     return nodes[hierarchy.root]
 
 

@@ -170,7 +170,8 @@ def test_a_result_that_failed_gets_no_publishable_file(tmp_path, capsys, publish
     table = Table.from_aggregated(pd.DataFrame({"r": ["01", "02"], "value": [4.0, 5.0]}),
                                   ["r"])
     args = argparse.Namespace(out=tmp_path / "o.csv", publish=tmp_path / "p.csv", json=None,
-                              html=None, report=None, symbol="x", layout="long", written=[])
+                              html=None, report=None, symbol="x", layout="long", decimals=None,
+                              written=[])
     write_outputs(args, table=table, publishable=publishable)
     assert (tmp_path / "o.csv").exists()
     assert (tmp_path / "p.csv").exists() == publishable

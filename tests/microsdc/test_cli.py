@@ -89,6 +89,29 @@ def test_random_methods_are_reproducible(original_csv, tmp_path, method, option)
         np.testing.assert_array_equal(masked[NUMERIC], expected)
 
 
+def test_mask_without_vars_masks_every_numeric_column_and_copies_the_others(
+        original_csv, tmp_path, capsys):
+    # original_csv: a text id column before Tarragona's 13 integer columns
+    original = pd.read_csv(original_csv)
+    numeric = [c for c in original.columns if c != "id"]
+    lines = {}
+    for method in ("rankswap", "mdav"):
+        out = tmp_path / f"{method}.csv"
+        assert main(["mask", str(original_csv), "--method", method, "--seed", "1",
+                     "--out", str(out)]) == 0
+        assert "copied as they are: id" in capsys.readouterr().out
+        masked = pd.read_csv(out)
+        assert masked["id"].tolist() == original["id"].tolist()
+        expected = {"rankswap": rank_swap(original[numeric].astype(float), 15, seed=1),
+                    "mdav": mdav(original[numeric].astype(float), k=3)}[method]
+        np.testing.assert_allclose(masked[numeric], expected, rtol=1e-12)
+        lines[method] = out.read_text().splitlines()
+    # rank swapping exchanges whole numbers: written as integers, never "3.0"
+    assert not any("." in line for line in lines["rankswap"][1:])
+    # MDAV's group means are written with their decimals where they are not whole
+    assert any("." in line for line in lines["mdav"][1:])
+
+
 def test_study_on_a_csv(tmp_path, capsys):
     data = pd.DataFrame(np.exp(np.random.default_rng(2).standard_normal((90, 3))),
                         columns=["a", "b", "c"])
@@ -107,8 +130,10 @@ def test_study_on_a_csv(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["mask", "{dir}/absent.csv", "--method", "mdav", "--out", "{dir}/o.csv"],
      "{dir}/absent.csv: no such file"),
-    (["mask", "{orig}", "--method", "mdav", "--out", "{dir}/o.csv"],
+    (["mask", "{orig}", "--method", "mdav", "--vars", "id", "--out", "{dir}/o.csv"],
      "column 'id' of {orig} is not numeric ('c0000' on line 2); choose columns with --vars"),
+    (["mask", "{words}", "--method", "mdav", "--out", "{dir}/o.csv"],
+     "{words} has no numeric column to mask; name columns with --vars"),
     (["mask", "{orig}", "--method", "mdav", "--vars", "SALES", "TAXES", "--out", "{dir}/o.csv"],
      "column 'TAXES' is not in {orig}"),
     (["mask", "{orig}", "--method", "mdav", "--k", "0", "--vars", "SALES",
@@ -126,6 +151,9 @@ def test_study_on_a_csv(tmp_path, capsys):
      "column 'b' of {infinite} has an infinite value ('-inf' on line 5)"),
     (["compare", "{infinite}", "{infinite}", "--vars", "a", "--json", "{dir}/c.json"],
      "column 'a' of {infinite} is not numeric ('x' on line 6)"),
+    # without --vars a column of numbers with a word among them is refused, not copied
+    (["mask", "{infinite}", "--method", "noise", "--out", "{dir}/o.csv"],
+     "column 'a' of {infinite} is not numeric ('x' on line 6)"),
     (["mask", "{header}", "--method", "mdav", "--out", "{dir}/o.csv"],
      "{header} has a header but no records"),
 ])
@@ -136,8 +164,10 @@ def test_user_errors_exit_2_without_traceback(original_csv, tmp_path, capsys, ar
     infinite.write_text('a,b,note\n1,2,"two\nlines"\n\n3,-inf,c\nx,5,d\n')
     header = tmp_path / "header.csv"
     header.write_text("a,b\n\n")
+    words = tmp_path / "words.csv"
+    words.write_text("name,town\nann,Reus\nbob,Valls\n")
     names = {"dir": tmp_path, "orig": original_csv, "holes": holes, "infinite": infinite,
-             "header": header}
+             "header": header, "words": words}
     assert main([a.format(**names) for a in argv]) == 2
     err = capsys.readouterr().err
     assert message.format(**names) in err and "Traceback" not in err

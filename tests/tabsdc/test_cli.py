@@ -63,7 +63,7 @@ def test_hierarchy_from_level_columns(tmp_path):
 
 def test_demo_writes_html(tmp_path):
     out = tmp_path / "demo.html"
-    assert main(["demo", "--out", str(out), "--method", "heuristic"]) == 0
+    assert main(["demo", "--quick", "--out", str(out), "--method", "heuristic"]) == 0
     html = out.read_text()
     assert "Sensitive cells" in html and "data:image/png;base64," in html
     assert "Complementary suppression (heuristic)" in html and "Audit: interval attack" in html

@@ -112,11 +112,11 @@ def test_audit_prior_q_and_the_deprecated_pq(tmp_path, capsys):
 
 def test_every_help_ends_with_an_example(capsys):
     commands = argparse.ArgumentParser(prog="tabsdc").add_subparsers()
-    for register in COMMANDS:
-        register(commands)
+    for command in COMMANDS.values():
+        command.load()(commands)
     names = list(commands.choices)
-    assert names == ["rules", "protect", "audit", "round", "ptable", "ckm", "adjust", "demo",
-                     "argus", "ui"]
+    assert names == list(COMMANDS) == ["sample", "rules", "protect", "audit", "round",
+                                       "ptable", "ckm", "adjust", "demo", "argus", "ui"]
     for argv in ([], *([name] for name in names)):
         with pytest.raises(SystemExit):
             main([*argv, "--help"])
@@ -199,3 +199,57 @@ def test_study_refuses_to_write_over_its_data(tmp_path, capsys):
                           "--json", str(tmp_path / "s.json")]) == 2
     assert "is an input file" in capsys.readouterr().err
     assert data.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_a_command_as_ctrl_c_does(tmp_path, signum):
+    survey = tmp_path / "survey.csv"
+    _long_survey(survey)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tabsdc.cli", "protect", str(survey), "--dims", "a", "b", "c",
+         "--value", "v", "--p", "15", "--freq", "3", "--method", "optimal",
+         "--time-limit", "3600", "--out", str(tmp_path / "p.jj"),
+         "--json", str(tmp_path / "p.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    for line in process.stdout:  # the rules' summary is printed just before the solve
+        if "primary" in line:
+            break
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 128 + signum, err  # 143 for SIGTERM, 129 for SIGHUP
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"tabsdc protect: interrupted by {signal.Signals(signum).name} "
+                           "after ")
+    assert last.endswith("no output written")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["survey.csv"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_sigterm_during_a_cta_milp_ends_the_command_and_its_worker(tmp_path):
+    from tests.tabsdc.test_cli_keep_best import grid_jj
+    from tests.tabsdc.test_solver_isolated import cpu_seconds, running, wait_for, workers_of
+
+    grid_jj(tmp_path / "g.jj", k=40)  # its MILP runs minutes
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tabsdc.cli", "adjust", "g.jj", "--method", "milp",
+         "--time-limit", "600", "--out", "a.jj", "--json", "a.json"], cwd=tmp_path,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert wait_for(lambda: workers_of(process.pid), 120.0)
+        worker = workers_of(process.pid)[0]
+        assert wait_for(lambda: cpu_seconds(worker) > 5.0, 120.0)  # it is solving
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("tabsdc adjust: interrupted by SIGTERM after ")
+    assert last.endswith("no output written") and "Traceback" not in err
+    assert wait_for(lambda: not running(worker), 10.0)  # not re-parented to run on
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.jj"]

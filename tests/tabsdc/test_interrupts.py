@@ -115,6 +115,23 @@ def test_an_error_after_the_interrupt_is_reported_as_the_interrupt():
     assert "no solution" in str(caught.value)
 
 
+def test_sigterm_and_sighup_are_ctrl_c_when_asked_for_and_the_signal_is_told():
+    handlers = {signum: signal.getsignal(signum) for signum in interrupts.STOP_SIGNALS}
+    assert set(interrupts.STOP_SIGNALS) == {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    with interrupts.on_interrupt("keep", signals=interrupts.STOP_SIGNALS):
+        with interrupts.stoppable() as search:
+            signal.raise_signal(signal.SIGTERM)  # stops the search, raises nothing
+            assert Deadline(3600.0).expired
+        assert search.interrupted and interrupts.received() == signal.SIGTERM
+        with pytest.raises(KeyboardInterrupt):  # outside a search: at once
+            signal.raise_signal(signal.SIGHUP)
+    assert interrupts.received() == signal.SIGTERM  # the first, kept after the block
+    assert {signum: signal.getsignal(signum) for signum in handlers} == handlers
+    with interrupts.on_interrupt("keep"):  # by default only Ctrl-C is taken
+        assert signal.getsignal(signal.SIGTERM) == handlers[signal.SIGTERM]
+        assert interrupts.received() is None
+
+
 def test_other_threads_and_foreign_handlers_are_left_alone():
     seen = []
 

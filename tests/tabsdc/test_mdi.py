@@ -174,10 +174,3 @@ def test_mdi_cta_errors():
     negative = table.with_columns(value=np.where(np.arange(9) == 8, -1.0, table.values))
     with pytest.raises(InputError):
         mdi_cta(negative)
-
-
-def test_mdi_cta_moved_to_cta_and_the_old_name_warns():
-    import tabsdc.mdi
-
-    with pytest.warns(DeprecationWarning, match="tabsdc.cta.mdi_cta"):
-        assert tabsdc.mdi.mdi_cta is mdi_cta

@@ -36,10 +36,14 @@ def test_long_file_has_codes_and_values_and_one_symbol_for_every_hidden_cell(tmp
     assert path.read_bytes().startswith(b"\xef\xbb\xbf")  # Excel reads it as UTF-8
     published = pd.read_csv(path, dtype=str, encoding="utf-8-sig")
     assert list(published.columns) == ["region", "sector", "value"]
+    # cells in hierarchy order: the file's rows are the table's cells in that order
+    order = table.hierarchy_order()
+    assert published[["region", "sector"]].apply(tuple, axis=1).tolist() == \
+        table.cells.index[order].tolist()
+    status, values = status[order], table.values[order]
     hidden = np.isin(status, ["u", "m"])
     assert (published["value"][hidden] == "x").all()
-    np.testing.assert_array_equal(published["value"][~hidden].astype(float),
-                                  table.values[~hidden])
+    np.testing.assert_array_equal(published["value"][~hidden].astype(float), values[~hidden])
     text = path.read_text(encoding="utf-8-sig")
     for word in INTERNAL_COLUMNS:
         assert word not in text

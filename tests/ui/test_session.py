@@ -7,12 +7,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from sdcreport.files import CSV_MARK
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc.audit import audit
 from tabsdc.errors import InputError
 from tabsdc.ui.jobs import Job
 from tabsdc.ui.session import Session
@@ -110,7 +113,8 @@ def test_every_download_stays_in_the_session_folder(session, tmp_path):
     paths = [session.download(kind) for kind in
              ("publishable", "internal-jj", "internal-csv", "report", "script")]
     assert all(session.folder in p.parents for p in paths)
-    internal = pd.read_csv(paths[2], dtype=str)
+    assert paths[2].read_text().splitlines()[0] == CSV_MARK
+    internal = pd.read_csv(paths[2], dtype=str, skiprows=1)
     assert set(internal["status"]) >= {"u", "m"}
     assert "<html" in paths[3].read_text()[:500].lower()
     assert [p.name for p in tmp_path.iterdir()] == [session.folder.name]
@@ -161,6 +165,20 @@ def test_parent_child_file_gives_the_same_table_as_level_columns(session, tmp_pa
     by_levels = session.build_table({"kind": "microdata", "dims": ["NUTS2"],
                                      "value": "TURNOVER"}, {"NUTS2": HIERARCHIES["NUTS2"]})
     assert by_file["trees"] == by_levels["trees"]
+
+
+def test_a_pattern_that_fails_its_check_is_not_offered_for_publication(session):
+    ruled_session(session, SMALL)
+    session.start_protection({"method": "suppression", "algorithm": "heuristic",
+                              "cost": "count"})
+    assert wait(session)["state"] == "done"
+    table = session.protection.table
+    exposed = table.with_columns(status=table.cells["status"].replace("m", "s").to_numpy())
+    session.protection = SimpleNamespace(table=exposed, audit=audit(exposed))
+    assert not session.protection.audit.protected
+    with pytest.raises(InputError, match="failed its check"):
+        session.download("publishable")
+    assert not list((session.folder / "downloads").glob("*_publishable.csv"))
 
 
 def test_rounding_and_cta_sessions(session):

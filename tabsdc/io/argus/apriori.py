@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sdcreport.files import write_text
 from tabsdc.io.argus.syntax import SourceLine, content_lines, parse_number
 from tabsdc.io.argus.tab import format_numbers
 from tabsdc.table import Table
@@ -226,6 +227,4 @@ def format_hst(table: Table, separator: str = ";", total_codes: tuple[str, ...] 
 def write_hst(table: Table, path: str | Path, separator: str = ";",
               *, bounds: bool = True) -> Path:
     """Write :func:`format_hst` to ``path``; returns the path."""
-    path = Path(path)
-    path.write_text(format_hst(table, separator, bounds=bounds), encoding="latin-1")
-    return path
+    return write_text(path, format_hst(table, separator, bounds=bounds), encoding="latin-1")

@@ -21,7 +21,8 @@ RECODE               a global (``.grc``) or tree recode, or a hierarchy cut at a
                      like tau-ARGUS, it recodes the variable in every table that has it
 SUPPRESS             OPT -> optimal, MOD -> modular, NET -> network, GH -> hypercube, RND ->
                      controlled rounding, CTA -> controlled adjustment
-                     (:mod:`tabsdc.io.argus.protect`); table number 0: every table, linked
+                     (:mod:`tabsdc.io.argus.protect`), CKM -> the cell key method
+                     (:mod:`tabsdc.io.argus.ckm`); table number 0: every table, linked
 WRITETABLE           the output files of :mod:`tabsdc.io.argus.output`
 LOGBOOK              the log file (appended to)
 CLEAR                start afresh
@@ -32,10 +33,10 @@ GOBATCH, SILENT
 ===================  ====================================================================
 
 Every protection is audited (:func:`tabsdc.audit.audit`; linked tables on all their
-relations together) and the verdict logged. A command that is not supported (``<CKM>``
-cell-key perturbation, ``<READTABLE> 2`` for non-additive tables, ``APRIORI`` with
-trivial-level expansion, the distance cost ``-3``) stops the job before any work, with the
-file, the line, the command and the reason; nothing is skipped silently.
+relations together) and the verdict logged. A command that is not supported
+(``<READTABLE> 2`` for non-additive tables, ``APRIORI`` with trivial-level expansion, the
+distance cost ``-3``) stops the job before any work, with the file, the line, the command
+and the reason; nothing is skipped silently.
 
 Output files are written beside their targets and put in place together when every command
 has run (:mod:`tabsdc.io.argus.staging`): a job that fails, whatever the reason, leaves
@@ -60,6 +61,7 @@ from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.apriori import apply_apriori
 from tabsdc.io.argus.cdl import read_cdl
+from tabsdc.io.argus.ckm import run_ckm
 from tabsdc.io.argus.grc import close_below_depth, close_subtrees
 from tabsdc.io.argus.metadata import Metadata
 from tabsdc.io.argus.microdata import read_data
@@ -326,7 +328,11 @@ class _Runner:
         and leaves every previous file of the job's outputs as it was."""
         try:
             write(self.staging.path_for(output.path))
-        except OSError as error:
+        except (OSError, OutputPathError) as failure:
+            # a writer of sdcreport.files names its staged file; name the job's file instead
+            error = failure if isinstance(failure, OSError) else failure.__cause__
+            if not isinstance(error, OSError):
+                raise
             raise OutputPathError(
                 f"{output.line.path}, line {output.line.number}: cannot write {output.path}: "
                 f"{error.strerror or error}{_free_space(output.path.parent)}; nothing of the "
@@ -439,6 +445,13 @@ class _Runner:
 
     # -- protection -------------------------------------------------------------------------
     def _suppress(self, request: Suppress) -> None:
+        if request.method == "CKM":  # the cell key method (tabsdc.io.argus.ckm)
+            job = self.tables[request.table - 1]
+            job.outcome = run_ckm(job.table, job.spec.response, self.data, self.metadata,
+                                  request.argument, self.data_file.parent,
+                                  weighted=bool(job.safety and job.safety.weighted),
+                                  recodes=self.recodes, progress=self.say)
+            return
         if request.table == 0:
             outcomes = protect_linked([job.table for job in self.tables],
                                       [job.spec.label for job in self.tables], request.method,

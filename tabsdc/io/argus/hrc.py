@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from sdcreport.files import write_text
 from tabsdc.errors import HierarchyError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
 from tabsdc.io.argus.syntax import ArgusFormatError
@@ -93,9 +94,7 @@ def format_hrc(hierarchy: Hierarchy, lead: str = "@") -> str:
 
 def write_hrc(hierarchy: Hierarchy, path: str | Path, lead: str = "@") -> Path:
     """Write ``hierarchy`` as an ``.hrc`` file; returns the path."""
-    path = Path(path)
-    path.write_text(format_hrc(hierarchy, lead), encoding="latin-1")
-    return path
+    return write_text(path, format_hrc(hierarchy, lead), encoding="latin-1")
 
 
 def hierarchy_from_levels(codes: Iterable[str], levels: Sequence[int],

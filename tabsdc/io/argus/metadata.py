@@ -15,7 +15,7 @@ Keywords read (tau-ARGUS 4.1 and its cell-key extensions): ``<RECODEABLE>`` (als
 ``<SAFE>``, ``<UNSAFE>``, ``<PROTECT>``, ``<SEPARATOR>``, ``<TRUNCABLE>``, and the cell-key
 keywords ``<RECORDKEY>``, ``<CKM>``, ``<PFILE>``, ``<PFILE_FREQ>``, ``<PFILE_CONT>``,
 ``<PFILE_SEP>``, ``<INCLUDEZEROS>``, ``<PARITY>``, ``<SCALING>``, ``<SEPARATION>`` (kept in
-:attr:`Variable.cell_key`; the cell-key method itself is not part of this toolkit).
+:attr:`Variable.cell_key`, read by :mod:`tabsdc.io.argus.ckm`).
 ``<SPSS>`` metadata is refused: the data sit in an SPSS system file that only SPSS reads.
 """
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from sdcreport.files import write_text
 from tabsdc.io.argus.syntax import (
     ArgusFormatError,
     SourceLine,
@@ -81,7 +82,7 @@ class Variable:
     request_codes : tuple of str
         ``<REQUEST>`` codes: the contributors that asked for protection.
     cell_key : dict
-        Cell-key keywords as written (not used by this toolkit).
+        Cell-key keywords as written (read by :mod:`tabsdc.io.argus.ckm`).
     """
 
     name: str
@@ -370,6 +371,4 @@ def _options(v: Variable, kind: Kind) -> list[str]:
 
 def write_rda(metadata: Metadata, path: str | Path) -> Path:
     """Write ``metadata`` as an ``.rda`` file; returns the path."""
-    path = Path(path)
-    path.write_text(format_rda(metadata), encoding="latin-1")
-    return path
+    return write_text(path, format_rda(metadata), encoding="latin-1")

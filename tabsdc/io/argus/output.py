@@ -42,6 +42,7 @@ import pandas as pd
 from sdcreport.files import CONFIDENTIAL
 from tabsdc.audit import audit
 from tabsdc.errors import InputError
+from tabsdc.io.argus.ckm import write_ckm_output
 from tabsdc.io.argus.tab import format_numbers, write_tab
 from tabsdc.release import published_cells, write_release
 from tabsdc.table import Table
@@ -51,9 +52,10 @@ __all__ = ["WriteOptions", "parse_write_options", "check_write_request", "write_
 
 #: Output types by number.
 OUTPUT_TYPES = {1: "CSV", 2: "CSV for pivot table", 3: "code-value", 4: "SBS",
-                5: "intermediate", 6: "JJ"}
-_APPLIES = {"AS": (2, 3), "SE": (2, 3, 5), "FL": (1, 2, 3), "QU": (1, 2, 3, 4, 5),
-            "HL": (4,), "SO": (5,), "AR": (5,), "HI": (), "TR": ()}
+                5: "intermediate", 6: "JJ", 7: "CKM"}
+_APPLIES = {"AS": (2, 3), "SE": (2, 3, 5, 7), "FL": (1, 2, 3), "QU": (1, 2, 3, 4, 5, 7),
+            "HL": (4,), "SO": (5,), "AR": (5,), "HI": (), "TR": (), "AO": (7,), "AD": (7,),
+            "AC": (7,)}
 
 #: Status numbers of published cells in code-value files with ``AS+`` (manual 4.6.1).
 STATUS_NUMBERS = {"safe": 1, "protected": 10, "empty": 14}
@@ -155,6 +157,9 @@ def write_output(table: Table, path: Path, output_type: int, options: WriteOptio
         raise InputError("SBS output needs the largest contributions of each cell (a table "
                          "from microdata, or <MAXSCORE> columns in tabular input)")
     path.parent.mkdir(parents=True, exist_ok=True)
+    if output_type == 7:  # the cell key method (tabsdc.io.argus.ckm)
+        return notes + write_ckm_output(table, original if original is not None else table,
+                                        path, options, response=response, decimals=decimals)
     if output_type == 6:
         table.to_jj(path, status_map={"x": "m", "w": "z"})
     elif output_type == 5:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from tabsdc.errors import InputError, TabSDCError
 from tabsdc.io.argus.apriori import AprioriLine, read_hst
+from tabsdc.io.argus.ckm import check_ckm, split_ckm_argument
 from tabsdc.io.argus.grc import Recode, read_grc
 from tabsdc.io.argus.hrc import read_hrc
 from tabsdc.io.argus.metadata import Metadata, read_rda
@@ -71,7 +72,7 @@ SUPPORTED_COMMANDS = ("OPENMICRODATA", "OPENTABLEDATA", "OPENMETADATA", "SPECIFY
                       "RECODE", "SUPPRESS", "WRITETABLE", "LOGBOOK", "CLEAR", "SOLVER",
                       "VERSIONINFO", *LOGGED_ONLY)
 _COMMAND = re.compile(r"<\s*([A-Za-z]+)\s*>\s*(.*)")
-_UNSUPPORTED = {"CKM": "cell-key perturbation is not part of this toolkit",
+_UNSUPPORTED = {"CKM": "the cell key method runs as <SUPPRESS> CKM(table number)",
                 "COVER": "cover tables of linked tables are built internally by tau-ARGUS; "
                          "protect linked tables with table number 0 (e.g. GH(0,100))",
                 "JJ": "tau-ARGUS does not implement it either; protect a JJ file with "
@@ -105,11 +106,13 @@ class Output:
 
 @dataclass(frozen=True)
 class Suppress:
-    """``<SUPPRESS> method(table, numbers...)``; table 0: every table, linked."""
+    """``<SUPPRESS> method(table, numbers...)``; table 0: every table, linked. ``CKM`` keeps
+    its argument text (its p-table files and ``mu_c``, :mod:`tabsdc.io.argus.ckm`)."""
 
     method: str
     table: int
     numbers: tuple[float, ...]
+    argument: str = ""
 
 
 @dataclass(frozen=True)
@@ -251,6 +254,7 @@ class _Table:
     spec: TableSpec
     read: bool = False
     adjusted: bool = False
+    perturbed: bool = False
 
 
 @dataclass
@@ -407,7 +411,7 @@ class _Checker:
     def _read(self) -> None:
         self.data_read = True
         for table in self.tables:
-            table.read, table.adjusted = True, False
+            table.read, table.adjusted, table.perturbed = True, False, False
 
     def _apriori(self, command: BatchCommand) -> Apriori:
         parts = [p.strip() for p in _split_arguments(command.argument)]
@@ -472,6 +476,14 @@ class _Checker:
 
     # -- protection and outputs -----------------------------------------------------------
     def _suppress(self, command: BatchCommand) -> Suppress:
+        if re.match(r"\s*CKM\s*\(", command.argument, flags=re.I):  # tabsdc.io.argus.ckm
+            number, table = self._table(command, split_ckm_argument(command.argument)[0])
+            try:
+                check_ckm(self.metadata, table.spec.response, self.tabular)
+            except InputError as exc:
+                raise command.error(str(exc)) from None
+            table.adjusted = table.perturbed = True
+            return Suppress("CKM", number, (), command.argument)
         match = re.fullmatch(r"\s*([A-Za-z]+)\s*\(([^)]*)\)\s*", command.argument)
         if match is None:
             raise command.error("expected METHOD(table number, parameters), e.g. OPT(1,5)")
@@ -489,7 +501,7 @@ class _Checker:
                                 f"the tables have {', '.join(sorted(responses))}")
         numbers = parse_parameters(name, arguments[1:])
         for table in self.tables if number == 0 else [self.tables[number - 1]]:
-            table.adjusted = name in ("RND", "CTA")
+            table.adjusted, table.perturbed = name in ("RND", "CTA"), False
         return Suppress(name, number, numbers)
 
     def _writetable(self, command: BatchCommand) -> WriteTable:
@@ -504,6 +516,9 @@ class _Checker:
             raise command.error(f"output type {parts[1]!r}: one of {OUTPUT_TYPES}") from None
         options = parse_write_options(parts[2])
         check_write_request(output_type, options, adjusted=table.adjusted)
+        if output_type == 7 and not table.perturbed:
+            raise command.error("WRITETABLE type 7 (CKM) needs a table perturbed by SUPPRESS "
+                                "CKM")
         name = parts[3].strip('"')
         if not name:
             raise command.error("a file name is expected")

@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sdcreport.files import CONFIDENTIAL, write_text
+from sdcreport.files import CONFIDENTIAL, all_or_none, atomic_write, write_text
 from tabsdc.errors import InputError
+from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.hrc import write_hrc
 from tabsdc.io.argus.metadata import Metadata, Variable, format_rda
 from tabsdc.table import Table
@@ -102,15 +103,18 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     columns: dict[str, np.ndarray] = {}
     variables: list[Variable] = []
     hrc_files = tab_files(path, table.dims)[2:]
+    hierarchy_files = []
     for position, dim in enumerate(table.dims):
         hierarchy = table.hierarchies[dim]
-        hrc = write_hrc(hierarchy, hrc_files[position])
+        hrc = hrc_files[position]
+        hierarchy_files.append((hierarchy, hrc))
         columns[dim] = ('"' + index.iloc[:, position].astype(str) + '"').to_numpy()
         variables.append(Variable(dim, explanatory=True, total_code=hierarchy.root,
                                   hierarchical=True, hierarchy_file=hrc.name))
     if status_only:
         columns["status"] = tab_status_codes(table)
-        return _write(columns, variables + [Variable("status", role="status")], path)
+        return _write(columns, variables + [Variable("status", role="status")], path,
+                      hierarchy_files)
     columns[response] = format_numbers(cells["value"].to_numpy(float))
     variables.append(Variable(response, numeric=True, decimals=decimals))
     if cells["freq"].notna().all():
@@ -131,14 +135,20 @@ def write_tab(table: Table, path: str | Path, *, response: str = "value", decima
     for name, values in (extra or {}).items():
         columns[name] = format_numbers(np.asarray(values, dtype=float))
         variables.append(Variable(name, numeric=True, role="extra"))
-    return _write(columns, variables, path)
+    return _write(columns, variables, path, hierarchy_files)
 
 
-def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path) -> Metadata:
-    pd.DataFrame(columns).to_csv(path, sep=";", header=False, index=False, quoting=3,
-                                 lineterminator="\n")
+def _write(columns: dict[str, np.ndarray], variables: list[Variable], path: Path,
+           hierarchy_files: list[tuple[Hierarchy, Path]]) -> Metadata:
+    """The ``.tab``, its ``.rda`` and its ``.hrc`` files, all of them or none."""
     metadata = Metadata(tuple(variables), kind="table", separator=";",
                         path=str(path.with_suffix(".rda")))
-    write_text(path.with_suffix(".rda"), f"// {CONFIDENTIAL}\n" + format_rda(metadata),
-               encoding="latin-1")
+    with all_or_none():
+        for hierarchy, hrc in hierarchy_files:
+            write_hrc(hierarchy, hrc)
+        with atomic_write(path, encoding="utf-8", newline="") as stream:
+            pd.DataFrame(columns).to_csv(stream, sep=";", header=False, index=False,
+                                         quoting=3, lineterminator="\n")
+        write_text(path.with_suffix(".rda"), f"// {CONFIDENTIAL}\n" + format_rda(metadata),
+                   encoding="latin-1")
     return metadata

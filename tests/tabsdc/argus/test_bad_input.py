@@ -80,11 +80,11 @@ def test_impossible_safety_rule(job, capsys, rule, message):
 
 
 @pytest.mark.parametrize("command, message", [
-    ("<CKM> 1", "<CKM>: cell-key perturbation is not part of this toolkit"),
-    ("<SUPPRESS> CKM(1)", "cell-key perturbation is not part of this toolkit"),
+    ("<CKM> 1", "<CKM>: the cell key method runs as <SUPPRESS> CKM(table number)"),
+    ("<SUPPRESS> CKM(1)", "CKM needs microdata with record keys"),
     ("<SUPPRESS> RND(0,5)", "table number 0 (linked tables) is possible with GH, MOD, OPT"),
     ("<SUPPRESS> OPT(2)", "table 2 does not exist"),
-    ("<WRITETABLE> (1,7,,\"x.txt\")", "WRITETABLE type 7"),
+    ("<WRITETABLE> (1,7,,\"x.txt\")", "type 7 (CKM) needs a table perturbed by SUPPRESS CKM"),
     ("<WRITETABLE> (1,6,TR+,\"x.jj\")", "TR+ is not supported"),
     ("<APRIORI> \"pp.hst\", 1, \";\"", "a-priori file"),
     ("<FROBNICATE>", "unknown command"),

@@ -187,7 +187,7 @@ def test_separated_microdata_of_the_cell_key_folder():
 
 
 def test_p_tables_of_the_cell_key_folder_are_distributions():
-    """The cell-key p-tables are read (the method itself is not part of the toolkit): each
+    """The cell-key p-tables are read (tabsdc.io.argus.ckm runs the method on them): each
     original value i has transition probabilities summing to 1."""
     for path in SAMPLES.rglob("*.txt"):
         table = pd.read_csv(path, sep=";")

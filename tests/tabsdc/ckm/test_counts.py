@@ -177,3 +177,22 @@ def test_bad_input_names_the_row():
         perturb_counts(data.assign(key="0.1"), ["g"], magnitude, record_key="key")
     with pytest.raises(InputError, match="column 'nope' is not in the data"):
         perturb_counts(data, ["nope"], PTABLE, record_key="key")
+
+
+def test_dask_records_give_the_same_keys_and_noise(three_dims):
+    """Out of core: the record keys summed per leaf cell in each partition, then merged."""
+    dd = pytest.importorskip("dask.dataframe")
+    data, hier, result = three_dims
+    lazy = dd.from_pandas(data, npartitions=6)
+    lines = []
+    out = perturb_counts(lazy, ["region", "sex", "age"], PTABLE, record_key="key",
+                         hierarchies=hier, progress=lines.append)
+    expected = result.to_frame()
+    got = out.to_frame().loc[expected.index]
+    assert (got == expected).all().all()
+    assert any(line.startswith("partitions 6/6 record keys summed") for line in lines)
+    with pytest.raises(InputError, match="dask data need stored record keys"):
+        perturb_counts(lazy, ["sex"], PTABLE)
+    bad = dd.from_pandas(data.assign(key=["0.5"] * 399 + ["1.5"]), npartitions=4)
+    with pytest.raises(InputError, match="column 'key', row 399: a record key must be"):
+        perturb_counts(bad, ["sex"], PTABLE, record_key="key")

@@ -3,7 +3,7 @@ independent solver (scipy's SLSQP), the constraints on random parameters, the fi
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
@@ -85,6 +85,7 @@ def test_rows_agree_with_scipy_slsqp(D, V, js, pstay, rule):
 @settings(max_examples=10)
 @given(D=st.integers(2, 7), V=st.floats(0.8, 4.0), js=st.integers(0, 3),
        pstay=st.one_of(st.none(), st.floats(0.05, 0.6)))
+@example(D=5, V=3.9953277756380405, js=0, pstay=None)  # a singular Newton system
 def test_every_row_keeps_the_constraints(D, V, js, pstay):
     try:
         table = build_ptable(D, V, js=js, pstay=pstay)
