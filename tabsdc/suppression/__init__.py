@@ -61,7 +61,11 @@ from tabsdc.suppression.hypercube import (
     uncertified,
     widen_cover,
 )
-from tabsdc.suppression.modular import modular_pattern
+from tabsdc.suppression.modular import (
+    SubtableOutcome,
+    SubtableTask,
+    modular_pattern,
+)
 from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import CutLoopStats, optimal_pattern
 from tabsdc.suppression.result import SuppressionResult
@@ -323,7 +327,7 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
         prior, q = prior_q
         start_pattern, modular = modular_pattern(
             table, c, (table.cells["lpl"].to_numpy(float), table.cells["upl"].to_numpy(float)),
-            subtable_limit=subtable_limit, prior=prior, q=q,
+            protect_subtable, subtable_limit=subtable_limit, prior=prior, q=q,
             singletons=attacker.insiders is not None, deadline=phase,
             progress=progress, n_jobs=parallel[0], client=parallel[1],
             clock=deadline.clock)
@@ -381,6 +385,28 @@ def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_of
                                  attacker.n_solves, deadline.elapsed(),
                                  time_limited=deadline.hit or (phase is not None and phase.hit)
                                  ), witnesses
+
+
+def protect_subtable(task: SubtableTask) -> SubtableOutcome:
+    """Protect one sub-table of the modular method: the optimal method within
+    ``task.seconds``; without a pattern by then, the routing heuristic on the sub-table
+    alone, within as long again (module level, so that it runs in worker processes and on
+    Dask)."""
+    deadline = Deadline(task.seconds, clock=task.clock)
+    options = {"prior": task.prior, "q": task.q, "singletons": task.singletons}
+    try:
+        result = suppress(task.table, "optimal", task.cost, time_limit=deadline, **options)
+        seconds = deadline.elapsed()
+        how = "optimal" if result.stats.status == "optimal" else "feasible"
+        if result.stats.status == "no pattern":
+            result = suppress(task.table, "heuristic", task.cost, **options,
+                              time_limit=Deadline(task.seconds, clock=task.clock))
+            how = "routed"
+    except InputError:  # no pattern within its own cells
+        return SubtableOutcome(None, "infeasible", deadline.elapsed())
+    if result.stats.status == "no pattern":  # its routing ran out of time too (or Ctrl-C)
+        return SubtableOutcome(None, "none", seconds)
+    return SubtableOutcome(np.asarray(result.suppressed, dtype=bool), how, seconds)
 
 
 def _check_own_bounds(primary, lpl, upl, down, up, labels) -> None:

@@ -64,7 +64,7 @@ from tabsdc.structure import CellIndexer
 from tabsdc.table import HIDDEN_STATUSES, Table
 
 __all__ = ["subtables", "subtable_depth", "home_subtables", "modular_pattern", "cell_coordinates",
-           "SubtableTask", "SubtableOutcome", "ModularStats", "protect_subtable"]
+           "SubtableTask", "SubtableOutcome", "ModularStats"]
 
 #: Seconds between two progress lines while sub-tables are being solved (at most).
 PROGRESS_INTERVAL = 10.0
@@ -180,29 +180,6 @@ class SubtableOutcome:
     seconds: float
 
 
-def protect_subtable(task: SubtableTask) -> SubtableOutcome:
-    """Protect one sub-table: the optimal method within ``task.seconds``; without a pattern
-    by then, the routing heuristic on the sub-table alone (module level, so that it runs in
-    worker processes and on Dask)."""
-    from tabsdc.suppression import suppress  # the package's entry point imports this module
-
-    deadline = Deadline(task.seconds, clock=task.clock)
-    options = {"prior": task.prior, "q": task.q, "singletons": task.singletons}
-    try:
-        result = suppress(task.table, "optimal", task.cost, time_limit=deadline, **options)
-        seconds = deadline.elapsed()
-        how = "optimal" if result.stats.status == "optimal" else "feasible"
-        if result.stats.status == "no pattern":  # its own routing, within a limit as long
-            result = suppress(task.table, "heuristic", task.cost, **options,
-                              time_limit=Deadline(task.seconds, clock=task.clock))
-            how = "routed"
-    except InputError:  # no pattern within its own cells
-        return SubtableOutcome(None, "infeasible", deadline.elapsed())
-    if result.stats.status == "no pattern":  # its routing ran out of time too (or Ctrl-C)
-        return SubtableOutcome(None, "none", seconds)
-    return SubtableOutcome(np.asarray(result.suppressed, dtype=bool), how, seconds)
-
-
 @dataclass
 class ModularStats:
     """What the sub-tables did: how many there are, distinct solves, solves saved by
@@ -305,6 +282,7 @@ def modular_pattern(
     table: Table,
     cost: np.ndarray,
     primary_levels: tuple[np.ndarray, np.ndarray],
+    solve: Callable[[SubtableTask], SubtableOutcome],
     *,
     subtable_limit: float | None = None,
     prior: str = "table",
@@ -315,7 +293,6 @@ def modular_pattern(
     n_jobs: int | None = 1,
     client: Any = None,
     clock: Callable[[], float] = perf_counter,
-    solve: Callable[[SubtableTask], SubtableOutcome] = protect_subtable,
 ) -> tuple[np.ndarray, ModularStats]:
     """Protect the sub-tables of ``table`` wave by wave (module text); returns the hidden
     cells and what the sub-tables did.
@@ -328,6 +305,9 @@ def modular_pattern(
         Cost per cell.
     primary_levels : (ndarray, ndarray)
         Lower and upper protection levels per cell.
+    solve : callable
+        Protects one :class:`SubtableTask` (:func:`tabsdc.suppression.protect_subtable`;
+        module level, so that it pickles).
     subtable_limit : float, optional
         Seconds each sub-table's optimisation may take (None: no limit of its own).
     prior, q, singletons
@@ -342,9 +322,6 @@ def modular_pattern(
         pattern does not depend on them.
     clock : callable
         The sub-tables' clock (a test's deterministic clock; with ``n_jobs=1`` only).
-    solve : callable
-        Protects one :class:`SubtableTask` (default :func:`protect_subtable`; module level,
-        so that it pickles).
     """
     deadline = deadline or Deadline(None)
     lpl, upl = primary_levels

@@ -11,7 +11,7 @@ from scipy.optimize import linprog
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc.progress import Deadline
-from tabsdc.suppression import suppress
+from tabsdc.suppression import protect_subtable, suppress
 from tabsdc.suppression.modular import home_subtables, modular_pattern, subtables
 from tabsdc.table import HIDDEN_STATUSES
 
@@ -39,7 +39,8 @@ def levels(table: Table) -> tuple[np.ndarray, np.ndarray]:
 def test_identical_subtables_are_solved_once():
     table = twin_table()
     lines = []
-    hidden, stats = modular_pattern(table, table.values, levels(table), progress=lines.append)
+    hidden, stats = modular_pattern(table, table.values, levels(table), protect_subtable,
+                                    progress=lines.append)
     # the top sub-table has no primary; N's and S's are the same problem, solved once
     assert stats.subtables == 3 and stats.solved == 1 and stats.reused == 1
     assert "1 solved, 1 reused from identical sub-tables" in lines[-1]
@@ -91,8 +92,8 @@ def test_each_subtable_keeps_its_own_time_limit_on_a_deterministic_clock():
     ticks = iter(range(10**9))
     clock = lambda: 0.1 * next(ticks)  # noqa: E731
     lines = []
-    hidden, stats = modular_pattern(table, table.values, levels(table), subtable_limit=2.0,
-                                    clock=clock, progress=lines.append)
+    hidden, stats = modular_pattern(table, table.values, levels(table), protect_subtable,
+                                    subtable_limit=2.0, clock=clock, progress=lines.append)
     assert stats.solved > 3 and stats.time_limited >= 3
     assert max(stats.seconds) <= 2.0 + 1.0
     assert f"{stats.time_limited:,} stopped at their time limit" in lines[-1]
@@ -103,8 +104,8 @@ def test_each_subtable_keeps_its_own_time_limit_on_a_deterministic_clock():
 
 def test_the_pattern_does_not_depend_on_n_jobs():
     table = hierarchical_survey(5)
-    one, stats_one = modular_pattern(table, table.values, levels(table), n_jobs=1)
-    two, stats_two = modular_pattern(table, table.values, levels(table), n_jobs=2)
+    one, stats_one = modular_pattern(table, table.values, levels(table), protect_subtable, n_jobs=1)
+    two, stats_two = modular_pattern(table, table.values, levels(table), protect_subtable, n_jobs=2)
     assert stats_one.waves >= 2 and stats_one.solved >= 3
     assert (one == two).all()
     assert (stats_one.solved, stats_one.reused, stats_one.margins_freed) == \
