@@ -46,8 +46,8 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from time import perf_counter
@@ -59,7 +59,7 @@ import scipy.sparse as sp
 
 from tabsdc.errors import InputError
 from tabsdc.parallel import parallel_map, worker_count
-from tabsdc.progress import Deadline, ProgressReporter
+from tabsdc.progress import Deadline, ProgressReporter, heartbeat
 from tabsdc.structure import CellIndexer
 from tabsdc.table import HIDDEN_STATUSES, Table
 
@@ -206,36 +206,25 @@ class ModularStats:
 
 
 class _SubtableProgress:
-    """Progress lines while sub-tables are solved: done/total, rate and time left, from a
-    background thread as well, so that a line comes at least every ``PROGRESS_INTERVAL``
-    seconds even while one long sub-table runs."""
+    """Progress lines while sub-tables are solved: done/total, rate and time left after each
+    one (at most every ``PROGRESS_INTERVAL`` seconds); a long sub-table or wave runs inside a
+    quiet :func:`~tabsdc.progress.heartbeat`, which speaks every 10 s while it lasts."""
 
     def __init__(self, progress: Callable[[str], None] | None, total: int) -> None:
+        self.progress = progress
         self.reporter = ProgressReporter(progress, "sub-tables", total, unit="sub-tables",
                                          interval=PROGRESS_INTERVAL)
         self.done = 0
         self.note = ""
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = None
-        if self.reporter.progress is not None:
-            self._thread = threading.Thread(target=self._beat, name="progress of sub-tables",
-                                            daemon=True)
-            self._thread.start()
-
-    def _beat(self) -> None:
-        while not self._stop.wait(1.0):
-            self.tick()
 
     def tick(self, done: int = 0) -> None:
-        with self._lock:
-            self.done += done
-            self.reporter.update(self.done, self.note)
+        self.done += done
+        self.reporter.update(self.done, self.note)
+
+    def step(self, task: str) -> contextlib.AbstractContextManager:
+        return heartbeat(self.progress, task, quiet=True, interval=PROGRESS_INTERVAL)
 
     def finish(self, note: str) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
         self.reporter.finish(self.done, note)
 
 
@@ -364,18 +353,21 @@ def modular_pattern(
         reporter.tick(sum(p not in fresh for p in first))
         owners = [first.count(p) for p in order]
         if worker_count(n_jobs, client) <= 1:
-            for p, n in zip(order, owners, strict=True):
+            for number, (p, n) in enumerate(zip(order, owners, strict=True),
+                                            start=stats.solved + 1):
                 if deadline.expired:
                     break
-                cache[p] = solve(replace(fresh[p],
-                                         seconds=deadline.solver_limit(subtable_limit)))
+                task = replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
+                with reporter.step(f"sub-table {number} ({task.table.n_cells:,} cells)"):
+                    cache[p] = solve(task)
                 reporter.tick(n)
         else:
             limited = [replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
                        for p in order]
-            outcomes = parallel_map(solve, limited, n_jobs=n_jobs, client=client,
-                                    on_result=lambda k: reporter.tick(owners[k]),
-                                    fresh_workers=True)
+            with reporter.step(f"{len(limited):,} sub-tables in parallel"):
+                outcomes = parallel_map(solve, limited, n_jobs=n_jobs, client=client,
+                                        on_result=lambda k: reporter.tick(owners[k]),
+                                        fresh_workers=True)
             cache.update(zip(order, outcomes, strict=True))
         for p in order:
             if p in cache:
