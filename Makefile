@@ -1,11 +1,13 @@
 # Two commands: `make demo` and `make test`. Each creates .venv when missing and installs the
 # project with its test extras first, so a fresh machine needs nothing installed by hand.
+# `make test` is the fast suite (tests marked slow left out); `make test-slow` runs the slow
+# ones and every property test again with more examples; `make test-all` both (CI).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-slow test-all lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +21,13 @@ demo: $(STAMP)
 	$(BIN)/tabsdc demo --out demo-report.html
 
 test: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest -q
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -m "not slow"
+
+test-slow: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -m slow
+	MPLBACKEND=Agg HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m "hypothesis and not slow"
+
+test-all: test test-slow
 
 lint: $(STAMP)
 	$(BIN)/ruff check tabsdc microsdc sdcreport tests benchmarks examples

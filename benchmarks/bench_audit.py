@@ -1,4 +1,6 @@
-"""Interval attack: all bounds of the hidden cells of a 100 x 100 table (10 % hidden).
+"""Audit benchmarks: the interval attack, and the audit of patterns made elsewhere.
+
+**Interval attack**: all bounds of the hidden cells of a 100 x 100 table (10 % hidden).
 
 Compared in the same run: the audit (one kept HiGHS model per independent block, warm
 re-solves after each objective change) and a cold loop of ``scipy.optimize.linprog`` calls
@@ -6,7 +8,22 @@ over the whole table with published cells fixed by their bounds (what a straight
 implementation does). The cold loop bounds only the first ``COLD_CELLS`` hidden cells (same
 polytope), so the two are compared by their rates: ``objective`` = bounds per second.
 
-Usage: ``python benchmarks/bench_audit.py [--quick]``
+**Patterns made elsewhere** (``--foreign``; :mod:`foreign_patterns`): each pattern is audited
+as a published table without witnesses from whoever made it, ``audit(table,
+witnesses="search")`` (hypercubes of hidden cells looked for, the requirements they leave
+settled by LPs: :mod:`tabsdc.audit.settle`) or with no witnesses at all (``"none"``: every
+requirement settled by LPs). Patterns: ``gauss`` (GaussSuppression's recorded ones),
+``hypercube``/``modular``/``heuristic`` (the toolkit's methods, witnesses dropped),
+``random`` (the primaries and 10 % of the other cells). Each row prints the sensitive cells,
+how many are protected, exposed and not settled, and the LPs; the baseline row (``exact``)
+is the audit by two LPs per hidden cell, run in the same process within ``--baseline``
+seconds (its bounds per second give the ratio when it does not finish).
+
+Usage::
+
+    python benchmarks/bench_audit.py [--quick]
+    python benchmarks/bench_audit.py --foreign gauss:4d_5k gauss:4d_20k random:4d_100k \
+        [--n-jobs 2] [--dask] [--time-limit 900] [--baseline 120] [--witnesses none]
 """
 
 from __future__ import annotations
@@ -58,6 +75,76 @@ def cold(table: Table, hidden: np.ndarray, k: int) -> int:
     return solves
 
 
+def foreign(specs: list[str], *, n_jobs: int, dask: bool, time_limit: float,
+            baseline: float, witnesses: str) -> None:
+    """Audit each ``kind:instance`` pattern (module text); print one table."""
+    import os
+
+    import scipy.sparse as sp
+    from foreign_patterns import gauss_pattern, method_pattern, random_pattern
+    from large_instances import build_table, records
+
+    from tabsdc.audit import audit
+
+    client = cluster = None
+    if dask:
+        from dask.distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True)
+        client = Client(cluster)
+    how = "search" if witnesses == "search" else "none"
+    setting = (f"witnesses={how}" + (f", dask {n_jobs} workers" if dask else
+                                      f", n_jobs={n_jobs}" if n_jobs > 1 else ""))
+    rows, notes = [], []
+    for spec in specs:
+        kind, name = spec.split(":")
+        table = build_table(records(name))
+        if kind == "gauss":
+            table = gauss_pattern(name, table)
+        elif kind == "random":
+            table = random_pattern(table, 0.10, seed=1)
+        else:
+            table = method_pattern(table, kind)
+        hidden = int(table.cells["status"].isin(["u", "m"]).sum())
+        label = f"{kind}:{name} ({table.n_cells:,} cells, {hidden:,} hidden)"
+        found = "search" if how == "search" else sp.csc_array((table.n_cells, 0))
+        row = measure(label, f"settled, {setting}", lambda t=table, w=found: audit(
+            t, witnesses=w, time_limit=time_limit, n_jobs=n_jobs, client=client),
+            baseline="exact" if baseline > 0 else None)
+        result = row.result
+        row.objective = len(result.exposed)
+        rows.append(row)
+        sensitive = result.frame["status"] == "u"
+        notes.append(f"{label}: {setting}: {int(sensitive.sum()):,} sensitive, "
+                     f"{int((result.frame['protected'] & sensitive).sum()):,} protected, "
+                     f"{len(result.exposed):,} exposed, {len(result.not_settled):,} not "
+                     f"settled; {result.lps:,} LPs, "
+                     f"{result.witnesses:,} witnesses; {row.seconds:.1f} s; "
+                     f"load {os.getloadavg()[0]:.2f}")
+        if baseline > 0:
+            exact = measure(label, "exact", lambda t=table: audit(t, time_limit=baseline))
+            bounded = int(np.isfinite(exact.result.frame["upper"]).sum())
+            exact.objective = len(exact.result.exposed)
+            rows.append(exact)
+            rate = bounded / exact.seconds
+            if exact.result.complete:
+                differ = int((exact.result.frame["protected"]
+                              != result.frame["protected"]).sum())
+                notes.append(f"{label}: verdicts of the two audits differ on {differ} cells")
+            pace = (f"at that rate all take {hidden / rate:,.0f} s, "
+                    f"{hidden / rate / row.seconds:.1f} x the settled audit" if bounded
+                    else "not one LP over the block ended")
+            notes.append(f"{label}: exact: {bounded:,} of {hidden:,} hidden cells bounded in "
+                         f"{exact.seconds:.1f} s (limit {baseline:g} s; {pace}); "
+                         f"load {os.getloadavg()[0]:.2f}")
+        print(notes[-1], flush=True)
+    print_table(rows, "Audit of patterns made elsewhere (objective = sensitive cells exposed)")
+    print("\n".join(notes))
+    if client is not None:
+        client.close()
+        cluster.close()
+
+
 def main(quick: bool) -> None:
     size = 30 if quick else 100
     table, hidden = random_table(size, 0.10)
@@ -73,5 +160,18 @@ def main(quick: bool) -> None:
     print(f"speed-up in bounds per second: {rows[1].objective / rows[0].objective:.0f}x")
 
 
+def _option(name: str, default: str) -> str:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
 if __name__ == "__main__":
-    main("--quick" in sys.argv)
+    if "--foreign" in sys.argv:
+        values = {_option(o, "") for o in ("--n-jobs", "--time-limit", "--baseline",
+                                             "--witnesses")}
+        foreign([a for a in sys.argv[1:] if ":" in a and a not in values],
+                n_jobs=int(_option("--n-jobs", "1")), dask="--dask" in sys.argv,
+                time_limit=float(_option("--time-limit", "900")),
+                baseline=float(_option("--baseline", "0")),
+                witnesses=_option("--witnesses", "search"))
+    else:
+        main("--quick" in sys.argv)

@@ -46,12 +46,16 @@ class Instance:
     flat: tuple[int, ...]
 
 
-#: The instances: ``4d_100k`` (126,000 cells, 29,739 primaries: 26 % of the non-empty
-#: cells) and ``4d_1m`` (984,984 cells, 289,617 primaries: 38 %) as in
+#: The instances: ``4d_5k`` (5,184 cells, 1,059 primaries) and ``4d_20k`` (21,840 cells,
+#: 5,860 primaries) are small 4-D ones whose GaussSuppression patterns ``bench_audit.py``
+#: audits (``data/gausssuppression/``); ``4d_100k`` (126,000 cells, 29,739 primaries: 26 %
+#: of the non-empty cells) and ``4d_1m`` (984,984 cells, 289,617 primaries: 38 %) as in
 #: ``../shared/data/scale/``; ``5d_130k`` (129,792 cells, 28,245 primaries: 24 %) adds a
 #: flat ``export`` dimension; ``4d_40k`` (39,680 cells, 11,302 primaries) is a smaller
 #: 4-D one for quick runs.
 INSTANCES = {
+    "4d_5k": Instance(8_000, 5, (2, 3, 3), (3, 4), (3, 2)),
+    "4d_20k": Instance(30_000, 21, (3, 4, 3), (4, 4), (4, 3)),
     "4d_40k": Instance(60_000, 11, (3, 4, 4), (5, 5), (4, 3)),
     "4d_100k": Instance(500_000, 101, (4, 5, 4), (7, 6), (5, 3)),
     "4d_1m": Instance(3_000_000, 202, (5, 5, 5), (9, 8), (10, 6)),

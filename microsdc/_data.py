@@ -20,7 +20,6 @@ __all__ = [
     "numeric_matrix",
     "frame_pair",
     "generator",
-    "check_choice",
     "shown",
 ]
 
@@ -87,22 +86,6 @@ def shown(value: Any) -> str:
         inner = ", ".join(shown(v) for v in value)
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' * (len(value) == 1)})"
     return repr(value)
-
-
-def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
-    """Raise :class:`DataError` unless ``value`` is one of ``allowed``, worded as every
-    entry point of the toolkit words an unknown choice
-    (:func:`tabsdc.validation.check_choice`).
-
-    Examples
-    --------
-    >>> check_choice("ties", "last", ("random", "first"))
-    Traceback (most recent call last):
-    microsdc.errors.DataError: unknown ties 'last'; choose one of random, first
-    """
-    if value not in allowed:
-        raise DataError(f"unknown {name} {shown(value)}; choose one of "
-                        f"{', '.join(map(str, allowed))}")
 
 
 def _frame(data: Any, role: str) -> pd.DataFrame:

@@ -18,6 +18,8 @@ from scipy.spatial import cKDTree
 from microsdc._data import NumericPair, Seed, generator, numeric_pair, shown
 from microsdc.errors import DataError
 from sdcreport import Section
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 
 __all__ = [
     "RiskReport",
@@ -199,7 +201,7 @@ def rank_interval_disclosure(X: Any, X_masked: Any, p: float | None = None) -> f
 
 
 @dataclass(frozen=True)
-class RiskReport:
+class RiskReport(ResultBase):
     """Disclosure risk of a masked file: the four measures and how they were computed.
 
     Attributes
@@ -233,21 +235,22 @@ class RiskReport:
     by_width: pd.DataFrame = field(repr=False)
     seconds: float = 0.0
 
+    statuses = MeasureStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> MeasureStatus:
         """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+        return MeasureStatus.COMPUTED
 
     def measures(self) -> dict[str, float]:
         """``{"DBRL", "SDID", "SDID_avg", "RID"}``."""
         return {"DBRL": self.dbrl, "SDID": self.sdid, "SDID_avg": self.sdid_avg,
                 "RID": self.rid}
 
-    def to_dict(self) -> dict[str, Any]:
-        """The :meth:`measures`, how they were computed (``n``, ``p``, ``k``, ``linked``),
-        ``status`` and ``seconds``."""
+    def _dict_fields(self) -> dict[str, Any]:
+        """The :meth:`measures`, how they were computed (``n``, ``p``, ``k``, ``linked``)."""
         return {**self.measures(), "n": self.n, "p": self.p, "k": self.k,
-                "linked": self.linked, "status": self.status, "seconds": self.seconds}
+                "linked": self.linked}
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: value and meaning."""

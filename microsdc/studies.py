@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc import masking
-from microsdc._data import NumericPair, Seed, check_choice, generator, numeric_matrix
+from microsdc._data import NumericPair, Seed, generator, numeric_matrix
 from microsdc.errors import DataError
 from microsdc.risk import disclosure_risk
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
@@ -38,6 +38,9 @@ from microsdc.utility.eigen import eigen_pair
 from microsdc.utility.probabilistic import pil_result
 from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import reduce_sums
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -135,7 +138,7 @@ def _correlations(values: pd.DataFrame, measures: Sequence[str]
 
 
 @dataclass(frozen=True)
-class StudyResult:
+class StudyResult(ResultBase):
     """Measures of every masked data set of a study and their Spearman correlations.
 
     Attributes
@@ -179,14 +182,16 @@ class StudyResult:
     risk_measures: tuple[str, ...] = ()
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain JSON values: the study's design, the mean Spearman table (one record per
-        method and measure), ``status`` and ``seconds``."""
+        method and measure)."""
         from sdcreport.report import jsonable
 
         return jsonable({"name": self.name, "measures": self.measures,
@@ -194,8 +199,7 @@ class StudyResult:
                          "replications": self.replications,
                          "masked_data_sets": len(self.values),
                          "risk_measures": self.risk_measures,
-                         "spearman": self.to_frame().to_dict(orient="records"),
-                         "status": self.status, "seconds": self.seconds})
+                         "spearman": self.to_frame().to_dict(orient="records")})
 
     def grid_table(self) -> pd.DataFrame:
         """Mean Spearman rho of each measure (rows) with the parameter, per method (columns)."""
@@ -275,7 +279,7 @@ def _checked_grid(grid: Mapping[str, Sequence[float]] | None) -> dict[str, tuple
         raise DataError("the grid names no masking method")
     checked = {}
     for method, parameters in chosen.items():
-        check_choice("grid method", method, tuple(METHODS))
+        check_choice("grid method", method, tuple(METHODS), error=DataError)
         values = tuple(parameters)
         if not values:
             raise DataError(f"the grid of {method!r} is empty")
@@ -344,10 +348,10 @@ def run_study(X: Any, *, grid: Mapping[str, Sequence[float]] | None = None,
     grid = _checked_grid(grid)
     measures = tuple(measures)
     for measure in measures:
-        check_choice("measure", measure, AVAILABLE_MEASURES)
+        check_choice("measure", measure, AVAILABLE_MEASURES, error=DataError)
     if not measures:
         raise DataError("no measure requested")
-    check_choice("ties", ties, TIES)
+    check_choice("ties", ties, TIES, error=DataError)
     if int(replications) < 1:
         raise DataError(f"replications must be at least 1; got {replications}")
     NumericPair(x, x, columns, index).require_variation("the study's measures")

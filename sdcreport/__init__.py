@@ -5,11 +5,33 @@ A :class:`Report` is a list of :class:`Section` objects; a section holds text, t
 Markdown, one self-contained HTML file (figures embedded as PNG) and JSON.
 """
 
-from sdcreport.contract import Check, Result, TableResult
+from sdcreport.contract import Check, Result, ResultBase, TableResult
 from sdcreport.numbers import format_frame, format_number, format_numbers
 from sdcreport.report import Figure, Metrics, Report, Section, TableBlock, Text
+from sdcreport.statuses import (
+    AdjustmentStatus,
+    AttackStatus,
+    BaseChoiceStatus,
+    BatchStatus,
+    CheckStatus,
+    DifferencingStatus,
+    FitStatus,
+    MeasureStatus,
+    PerturbationStatus,
+    ProtectionStatus,
+    RoundingStatus,
+    RulesStatus,
+    SignificanceStatus,
+    SolveStatus,
+    Status,
+    SuppressionStatus,
+)
 
 __all__ = [
     "Report", "Section", "Text", "TableBlock", "Metrics", "Figure",
     "format_number", "format_numbers", "format_frame", "Result", "TableResult", "Check",
+    "ResultBase", "Status", "SolveStatus", "SuppressionStatus", "RoundingStatus",
+    "AdjustmentStatus", "ProtectionStatus", "CheckStatus", "DifferencingStatus", "BatchStatus",
+    "AttackStatus", "RulesStatus", "PerturbationStatus", "FitStatus", "SignificanceStatus",
+    "BaseChoiceStatus", "MeasureStatus",
 ]

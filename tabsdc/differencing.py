@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import DifferencingStatus
 from tabsdc import structure
 from tabsdc.errors import InputError, RuleError
 from tabsdc.table import HIDDEN_STATUSES, Table
@@ -188,7 +190,7 @@ class KDisclosureRule:
 
 
 @dataclass(frozen=True, eq=False)
-class DifferencingCheck:
+class DifferencingCheck(ResultBase):
     """Outcome of :func:`differencing_check`.
 
     Attributes
@@ -214,9 +216,11 @@ class DifferencingCheck:
         """No pair discloses."""
         return self.pairs.empty
 
+    statuses = DifferencingStatus
+
     @property
-    def status(self) -> str:
-        return "passed" if self.passed else "disclosed"
+    def status(self) -> DifferencingStatus:
+        return DifferencingStatus.PASSED if self.passed else DifferencingStatus.DISCLOSED
 
     def summary(self) -> str:
         head = (f"Differencing check (k = {self.k}): {self.status}; "
@@ -230,9 +234,8 @@ class DifferencingCheck:
     def to_frame(self) -> pd.DataFrame:
         return self.pairs.copy()
 
-    def to_dict(self) -> dict:
-        return {"status": self.status, "passed": self.passed, "k": self.k,
-                "hidden": self.hidden, "seconds": self.seconds,
+    def _dict_fields(self) -> dict:
+        return {"passed": self.passed, "k": self.k, "hidden": self.hidden,
                 "pairs": [{"child": str(c), "parent": str(p), "child_count": float(cc),
                            "parent_count": float(pc), "difference": float(d)}
                           for c, p, cc, pc, d in self.pairs[

@@ -63,6 +63,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tabsdc.validation import check_choice
+
 __all__ = ["on_interrupt", "stoppable", "unstoppable", "Search", "stopping", "watching",
            "interrupted", "received", "request", "listen", "reset", "STOP_SIGNALS"]
 
@@ -151,8 +153,7 @@ def on_interrupt(mode: Mode, *, signals: tuple[int, ...] = (signal.SIGINT,)
     ...         print("stopped")
     stopped
     """
-    if mode not in ("keep", "raise"):
-        raise ValueError(f"mode must be 'keep' or 'raise', not {mode!r}")
+    check_choice("mode", mode, ("keep", "raise"))
     if not _main_thread():
         yield
         return

@@ -2,7 +2,7 @@
 an arc between them.
 
 :func:`neighbourhood` walks that graph: the cells within ``k`` relations of a cell, where the
-attacker's local LPs (suppression) and the audit's local witnesses look.
+attacker's local LPs (suppression) look.
 
 A relation ``sum_j a_uj x_j = b_u`` with coefficients +-1 multiplied by a sign ``sigma_u``
 becomes a flow-conservation row when every cell in two relations u, v enters one and leaves

@@ -34,6 +34,8 @@ routing: 100 of 100 requirements done in 30 s
 >>> deadline = Deadline(60.0, clock=iter([0.0, 45.0, 70.0]).__next__)
 >>> deadline.remaining(), deadline.expired
 (15.0, True)
+>>> Deadline(60.0, clock=iter([0.0, 20.0]).__next__).remaining(share=0.5)
+10.0
 """
 
 from __future__ import annotations
@@ -63,14 +65,15 @@ class Deadline:
     ----------
     seconds : float or None
         Total seconds; None (or ``inf``) for no limit.
-    clock : callable
-        Seconds since some fixed point (default :func:`time.perf_counter`).
+    clock : callable, optional
+        Seconds since some fixed point (default :func:`time.perf_counter`, looked up when
+        the deadline is made: a test may replace ``tabsdc.progress.perf_counter``).
     """
 
-    def __init__(self, seconds: float | None, *, clock: Callable[[], float] = perf_counter):
+    def __init__(self, seconds: float | None, *, clock: Callable[[], float] | None = None):
         self.seconds = math.inf if seconds is None else validate_time_limit(seconds)
-        self._clock = clock
-        self.start = clock()
+        self._clock = perf_counter if clock is None else clock
+        self.start = self._clock()
         #: Set by the code that stopped early because of this deadline.
         self.hit = False
 
@@ -88,12 +91,14 @@ class Deadline:
         """Seconds since construction."""
         return self._clock() - self.start
 
-    def remaining(self) -> float:
-        """Seconds left (``inf`` without a limit, never below 0; 0 once a Ctrl-C has
-        stopped the search, :func:`tabsdc.interrupts.stopping`)."""
+    def remaining(self, share: float = 1.0) -> float:
+        """Seconds left until ``share`` of the limit has passed since the start,
+        ``max(share * seconds - elapsed, 0)`` (``inf`` without a limit; 0 once a Ctrl-C has
+        stopped the search, :func:`tabsdc.interrupts.stopping`). A method in phases gives
+        its first phase ``remaining(0.6)`` and the rest ``remaining()``."""
         if interrupts.stopping():
             return 0.0
-        return max(self.seconds - self.elapsed(), 0.0)
+        return max(self.seconds * share - self.elapsed(), 0.0)
 
     @property
     def expired(self) -> bool:
@@ -109,12 +114,13 @@ class Deadline:
         reached"`` (for progress lines)."""
         return "interrupted (Ctrl-C)" if interrupts.interrupted() else "time limit reached"
 
-    def solver_limit(self, cap: float | None = None) -> float | None:
-        """Seconds a solver call may take now: what is left, at most ``cap`` (None: no limit).
+    def solver_limit(self, cap: float | None = None, *, share: float = 1.0) -> float | None:
+        """Seconds a solver call may take now: what is left (of ``share`` of the limit,
+        :meth:`remaining`), at most ``cap`` (None: no limit).
 
         Never below 0.01 s, so that a solver always gets to return its incumbent.
         """
-        left = min(self.remaining(), math.inf if cap is None else cap)
+        left = min(self.remaining(share), math.inf if cap is None else cap)
         return None if math.isinf(left) else max(left, 0.01)
 
     def share(self, fraction: float) -> Deadline:

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import RulesStatus
 from tabsdc.errors import RuleError
 from tabsdc.tableset import accepts_table_set
 from tabsdc.validation import working_unit
@@ -187,7 +189,7 @@ def pq_sensitivity(contributions: np.ndarray, p: float, q: float) -> float:
 
 
 @dataclass(frozen=True)
-class RulesResult:
+class RulesResult(ResultBase):
     """Outcome of :func:`apply_rules`.
 
     Keeps the result contract of :mod:`sdcreport.contract` (``status``, ``seconds``,
@@ -221,18 +223,19 @@ class RulesResult:
     conflicts: pd.Index = field(default_factory=lambda: pd.Index([]))
 
     #: Rules always run to the end: the status says so (the contract's vocabulary).
-    status = "applied"
+    status = RulesStatus.APPLIED
+    statuses = RulesStatus
 
     @property
     def primary(self) -> np.ndarray:
         """Boolean mask of primary cells."""
         return (self.table.cells["status"] == "u").to_numpy()
 
-    def to_dict(self) -> dict[str, Any]:
-        """``status``, ``seconds``, cell and primary counts, and how many cells each rule
+    def _dict_fields(self) -> dict[str, Any]:
+        """Cell and primary counts, and how many cells each rule
         flags (the CLI's JSON)."""
         return {
-            "status": self.status, "seconds": self.seconds, "cells": self.table.n_cells,
+            "cells": self.table.n_cells,
             "relations": self.table.n_relations, "primary_cells": int(self.primary.sum()),
             "rules": {name: int(self.flags[name].sum()) for name in self.flags.columns},
             "flagged_but_must_publish": [str(c) for c in self.conflicts],

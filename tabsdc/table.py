@@ -8,7 +8,6 @@ protection levels ``lpl``/``upl``/``spl``; ``Table.A`` and ``Table.b`` hold ``A 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +18,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from tabsdc import structure
+from tabsdc.cellstatus import HIDDEN_STATUSES, STATUS_CODES
 from tabsdc.codes import code_columns
 from tabsdc.decimals import checked_decimals, decimals_of
 from tabsdc.errors import AdditivityError, HierarchyError, InputError
@@ -30,6 +30,7 @@ from tabsdc.inputs import (
     require_numeric,
     resolve_hierarchies,
 )
+from tabsdc.io.jj_text import read_jj_parts, write_jj_parts
 from tabsdc.microdata import TableParts, cells_from_interior, cells_from_microdata
 from tabsdc.units import LARGEST_VALUE, too_large, working_unit
 
@@ -37,14 +38,6 @@ if TYPE_CHECKING:
     from sdcreport import Section
 
 __all__ = ["Table", "STATUS_CODES", "HIDDEN_STATUSES", "DEFAULT_TOLERANCE"]
-
-#: Cell status letters (tau-ARGUS / JJ): safe, primary, secondary, must publish; and the
-#: sdcTable letters ``x`` (secondary) and ``w`` (never-published dummy) read from JJ files.
-STATUS_CODES = ("s", "u", "m", "z", "x", "w")
-
-#: Statuses of cells that are not published: primary (``u``), secondary (``m``, sdcTable's
-#: ``x``) and never-published dummies (``w``).
-HIDDEN_STATUSES = ("u", "m", "x", "w")
 
 #: Relative tolerance of additivity checks: |A x - b| <= tol * max(1, |largest term|).
 DEFAULT_TOLERANCE = 1e-9
@@ -511,15 +504,13 @@ class Table:
     @classmethod
     def from_jj(cls, path: str | Path) -> Table:
         """Read a JJ file (see :mod:`tabsdc.io.jj`)."""
-        from tabsdc.io.jj import read_jj
+        return cls(*read_jj_parts(path))
 
-        return read_jj(path)
-
-    def to_jj(self, path: str | Path, **kwargs) -> Path:
-        """Write a JJ file (see :func:`tabsdc.io.jj.write_jj`)."""
-        from tabsdc.io.jj import write_jj
-
-        return write_jj(self, path, **kwargs)
+    def to_jj(self, path: str | Path, **options) -> Path:
+        """Write a JJ file; ``options`` are those of :func:`tabsdc.io.jj_text.format_jj_parts`
+        (see :mod:`tabsdc.io.jj`)."""
+        return write_jj_parts(self.cells, self.A, self.b, path, cell_label=self.cell_labels,
+                              positional=not self.dims, **options)
 
 
 # -- helpers shared by the builders -----------------------------------------------------------
@@ -531,11 +522,6 @@ def _with_default_columns(cells: pd.DataFrame) -> pd.DataFrame:
     if cells["value"].isna().any():
         first = cells.index[cells["value"].isna().to_numpy()][0]
         raise InputError(f"cell {first!r} has a missing or non-numeric value")
-    if "weight" in cells.columns and "cost" not in cells.columns:
-        warnings.warn("the cell column 'weight' is now called 'cost' (the cost of suppressing "
-                      "or adjusting a cell); 'weight' is read as 'cost' for one more release",
-                      DeprecationWarning, stacklevel=4)
-        cells = cells.rename(columns={"weight": "cost"})
     for column, default in _DEFAULTS.items():
         if column not in cells.columns:
             cells[column] = default

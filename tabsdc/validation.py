@@ -8,18 +8,14 @@ Two ideas, used together by every entry point (audit, suppression, adjustment, r
 * :func:`check_choice`: the one check of a named choice (``method``, ``cost``, ``prior``,
   ``engine``, ...): every entry point refuses an unknown choice with an :class:`InputError`
   worded alike, ``unknown method 'simplex'; choose one of optimal, heuristic, ...``.
-* :func:`renamed_keyword`: a keyword renamed at the public boundary keeps working for one
-  release, with a :class:`DeprecationWarning` naming the new keyword.
 * :func:`in_working_units`: the table in its working unit (:mod:`tabsdc.units`), so that
   tolerances are relative to the table's magnitude.
 """
 
 from __future__ import annotations
 
-import functools
-import warnings
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,9 +26,7 @@ if TYPE_CHECKING:
     from tabsdc.table import Table
 
 __all__ = ["magnitude", "working_unit", "in_working_units", "validate_table", "check_choice",
-           "renamed_keyword", "SCALED_COLUMNS", "LARGEST_VALUE", "too_large"]
-
-_F = TypeVar("_F", bound=Callable[..., Any])
+           "SCALED_COLUMNS", "LARGEST_VALUE", "too_large"]
 
 #: Cell columns measured in the unit of the values (divided by the working unit).
 SCALED_COLUMNS = ("value", "cost", "lb", "ub", "lpl", "upl", "spl")
@@ -41,7 +35,8 @@ SCALED_COLUMNS = ("value", "cost", "lb", "ub", "lpl", "upl", "spl")
 _BOUND_TOLERANCE = 1e-9
 
 
-def check_choice(name: str, value: object, choices: Sequence[str], *, also: str = "") -> str:
+def check_choice(name: str, value: object, choices: Sequence[str], *, also: str = "",
+                 error: type[Exception] = InputError) -> str:
     """The toolkit's one check of a named choice: ``value`` if it is one of ``choices``.
 
     Parameters
@@ -55,12 +50,15 @@ def check_choice(name: str, value: object, choices: Sequence[str], *, also: str 
     also : str
         What else is accepted besides the names, said after them (``"a cell column or an
         array"``).
+    error : exception class
+        What is raised: :class:`~tabsdc.errors.InputError`, or the error of the package
+        that checks (:class:`microsdc.errors.DataError` in :mod:`microsdc`).
 
     Raises
     ------
     InputError
         ``unknown <name> <value>; choose one of <choices>`` (the same wording in every
-        entry point).
+        entry point), or ``error`` when given.
 
     Examples
     --------
@@ -73,41 +71,7 @@ def check_choice(name: str, value: object, choices: Sequence[str], *, also: str 
     if isinstance(value, str) and value in choices:
         return value
     listed = ", ".join(map(str, choices)) + (f", or {also}" if also else "")
-    raise InputError(f"unknown {name} {value!r}; choose one of {listed}")
-
-
-def renamed_keyword(old: str, new: str) -> Callable[[_F], _F]:
-    """Let a function take its keyword ``new`` under its former name ``old`` for one release,
-    with a :class:`DeprecationWarning`.
-
-    Examples
-    --------
-    >>> @renamed_keyword("seed", "start")
-    ... def fit(start=None):
-    ...     return start
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     fit(seed=3), str(caught[0].message)
-    (3, 'fit(seed=...) is now fit(start=...)')
-    """
-
-    def rename(function: _F) -> _F:
-        @functools.wraps(function)
-        def call(*args: Any, **kwargs: Any) -> Any:
-            if old in kwargs:
-                if new in kwargs:
-                    raise TypeError(f"{function.__name__}() got both {new}= and its former "
-                                    f"name {old}=")
-                warnings.warn(f"{function.__name__}({old}=...) is now "
-                              f"{function.__name__}({new}=...)", DeprecationWarning,
-                              stacklevel=2)
-                kwargs[new] = kwargs.pop(old)
-            return function(*args, **kwargs)
-
-        return call  # type: ignore[return-value]
-
-    return rename
+    raise error(f"unknown {name} {value!r}; choose one of {listed}")
 
 
 def in_working_units(table: Table) -> tuple[Table, float]:

@@ -71,12 +71,8 @@ LAYERED = ("tabsdc", "microsdc", "sdcreport")
 #: The one circle known and left for now: the audit's witness search uses the suppression's
 #: hypercube search, and the suppression's attacker takes the a-priori bounds of the audit
 #: (``tabsdc.suppression.attacker`` imports ``tabsdc.audit.verify.prior_bounds``).
-#: Also left for now: ``Table.from_jj`` and ``Table.to_jj`` call the JJ reader and writer,
-#: which take and give tables (the format's text <-> cells, relations below ``table.py`` is
-#: the way out).
 KNOWN_CIRCLE = {("tabsdc.suppression.attacker", "tabsdc.audit.verify"),
-                ("tabsdc.suppression", "tabsdc.audit"), ("tabsdc.audit", "tabsdc.suppression"),
-                ("tabsdc.table", "tabsdc.io.jj")}
+                ("tabsdc.suppression", "tabsdc.audit"), ("tabsdc.audit", "tabsdc.suppression")}
 
 
 def layer_table() -> list[tuple[str, list[str]]]:

@@ -1,4 +1,5 @@
-"""Every result class of the toolkit keeps the contract of :mod:`sdcreport.contract`."""
+"""Every result class of the toolkit keeps the contract of :mod:`sdcreport.contract`: the
+classes are found as the subclasses of :class:`sdcreport.ResultBase`."""
 
 import dataclasses
 import json
@@ -7,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcreport import Check, Report, Result, Section, TableResult
+from sdcreport import Check, Report, Result, ResultBase, Section, TableResult
+from sdcreport.statuses import Status
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
 from tabsdc.audit import audit, pq_interval_attack
 
@@ -67,6 +69,13 @@ def ckm_result():
 
 def perturbation_statistics():
     return ckm_result().statistics
+
+
+def base_choice():
+    from tabsdc.rounding import choose_base
+
+    table = small_table()
+    return choose_base(table.with_columns(value=table.cells["freq"].to_numpy(float)), (2, 3))
 
 
 def small_count_result():
@@ -237,6 +246,7 @@ RESULTS = [
     ("SuppressionResult", suppression_result, "table", True),
     ("RoundingResult", rounding_result, "table", False),
     ("RoundingAudit", rounding_audit, None, True),
+    ("BaseChoice", base_choice, None, False),
     ("SmallCountResult", small_count_result, None, False),
     ("CKMResult", ckm_result, "table", False),
     ("PerturbationStatistics", perturbation_statistics, None, False),
@@ -259,6 +269,18 @@ RESULTS = [
     ("MCDEstimate", mcd_estimate, None, False),
 ]
 
+#: Public classes that read like results (a ``summary()`` or ``to_dict()``) but are none
+#: (the reason is the value).
+NOT_RESULTS = {
+    "Result": "the contract itself (sdcreport.contract)",
+    "TableResult": "the contract itself (sdcreport.contract)",
+    "Report": "the report that holds the results' sections",
+    "Check": "the contract of a check (sdcreport.contract)",
+    "Table": "the table, an input of every method",
+    "PTable": "an input of the cell key method (built or read from a file), not the outcome "
+              "of an operation",
+}
+
 #: Public classes named like results that are parts of a result, read through it, not
 #: results of an entry point of their own (the reason is the value).
 PARTS = {
@@ -273,8 +295,10 @@ PARTS = {
     "AprioriOutcome": "what an a-priori file changed, logged by the tau-ARGUS runner",
 }
 
-#: The contract itself (sdcreport.contract) and the report that holds sections.
-NOT_RESULTS = {"Result", "TableResult", "Report"}
+#: Results that wrap another result and read through it (not a ResultBase of their own).
+WRAPPERS = {"TableSetResult": "a method's result on a set's combined table, every attribute "
+                              "read from that result (a ResultBase)"}
+
 
 
 def build(builder, tmp_path):
@@ -290,12 +314,18 @@ def test_result_keeps_the_contract(name, builder, holds, is_check, tmp_path):
     assert type(result).__name__ == name
     assert isinstance(result, Result)
     assert isinstance(result.status, str) and result.status
+    if name not in WRAPPERS:
+        assert isinstance(result, ResultBase)
+        family = type(result).statuses
+        assert issubclass(family, Status) and family is not Status and len(family) >= 1
+        assert isinstance(result.status, family) and result.status == family(result.status)
     assert isinstance(result.seconds, float) and result.seconds >= 0
     assert isinstance(result.summary(), str) and result.summary()
     assert isinstance(result.to_frame(), pd.DataFrame)
     data = result.to_dict()
     assert data["status"] == result.status and data["seconds"] == pytest.approx(result.seconds)
-    json.dumps(data)  # JSON-ready
+    assert list(data)[:2] == ["status", "seconds"] and type(data["status"]) is str
+    assert json.loads(json.dumps(data))["status"] == result.status  # JSON-ready
     section = result.to_report()
     assert isinstance(section, Section)
     assert Report("contract").add(section).to_text()
@@ -314,7 +344,8 @@ def test_result_keeps_the_contract(name, builder, holds, is_check, tmp_path):
 
 
 def public_classes():
-    """Every class in the ``__all__`` of a module of tabsdc, microsdc and sdcreport."""
+    """Every class in the ``__all__`` of a module of tabsdc, microsdc and sdcreport (importing
+    every module, so that every subclass of ResultBase is defined)."""
     import importlib
     import inspect
     import pkgutil
@@ -336,16 +367,54 @@ def public_classes():
     return found
 
 
+def result_classes() -> dict[str, type]:
+    """Every subclass of ResultBase, at any depth."""
+    found, todo = {}, [ResultBase]
+    while todo:
+        for cls in todo.pop().__subclasses__():
+            found[cls.__name__] = cls
+            todo.append(cls)
+    return found
+
+
 #: How result classes are named.
 RESULT_NAMES = ("Result", "Report", "Verification", "Audit", "Statistics", "Comparison",
-                "Estimate", "Outcome", "Stats", "Intervals")
+                "Estimate", "Outcome", "Stats", "Intervals", "Choice", "Check")
 
 
-def test_every_public_result_class_is_run_through_the_contract():
-    named = {name for name in public_classes() if name.endswith(RESULT_NAMES)}
-    covered = {r[0] for r in RESULTS} | set(PARTS)
-    assert named - NOT_RESULTS <= covered, named - NOT_RESULTS - covered
-    assert set(PARTS) <= named
+def test_every_result_class_is_run_through_the_contract():
+    """Every subclass of ResultBase is built and checked above, and is public."""
+    public = public_classes()
+    subclasses = {name: cls for name, cls in result_classes().items()
+                  if cls.__module__.split(".")[0] in ("tabsdc", "microsdc", "sdcreport")}
+    assert len(subclasses) >= 27
+    assert sorted(set(subclasses) - {r[0] for r in RESULTS}) == []
+    assert sorted(n for n, cls in subclasses.items() if public.get(n) is not cls) == []
+
+
+def test_every_public_class_shaped_or_named_like_a_result_is_a_result_base():
+    """A public class with ``to_dict`` or ``to_report``, or named like a result, inherits
+    ResultBase unless it is a part of a result, a wrapper of one or no result at all."""
+    public = public_classes()
+    like = {name for name, cls in public.items() if name.endswith(RESULT_NAMES)
+            or hasattr(cls, "to_dict") or hasattr(cls, "to_report")}
+    outside = {name for name in like if not issubclass(public[name], ResultBase)}
+    assert sorted(outside - set(PARTS) - set(WRAPPERS) - set(NOT_RESULTS)) == []
+    assert set(PARTS) | set(WRAPPERS) <= outside
+
+
+def test_a_status_field_becomes_its_family_member_and_a_stranger_is_refused():
+    from sdcreport.statuses import RoundingStatus, SolveStatus
+    from tabsdc.solver import SolveResult
+
+    result = rounding_result()
+    assert type(result).statuses is RoundingStatus and result.status is RoundingStatus.OPTIMAL
+    assert dataclasses.replace(result, status="feasible").status is RoundingStatus.FEASIBLE
+    with pytest.raises(ValueError, match="'found' is not a valid RoundingStatus"):
+        dataclasses.replace(result, status="found")
+    solved = SolveResult.without_solution("infeasible", 0.5, "highs", "no point")
+    assert solved.status is SolveStatus.INFEASIBLE and solved.to_dict()["status"] == "infeasible"
+    assert json.dumps({"status": solved.status}) == '{"status": "infeasible"}'
 
 
 def test_the_verification_of_an_adjustment_is_a_check_with_a_summary_and_a_frame():

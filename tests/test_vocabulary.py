@@ -1,6 +1,5 @@
 """One vocabulary at the public boundary: time_limit, seed, solver, cost and unknown choices
-are checked once, the same way, by every entry point; former names still work, with a
-deprecation warning."""
+are checked once, the same way, by every entry point; the same cost has the same name."""
 
 from inspect import Parameter
 
@@ -76,7 +75,7 @@ def test_seed_is_keyword_only():
     (lambda t: round_table(t, 5, engine="simplex"), "engine 'simplex'; choose one of auto"),
     (lambda t: adjust(t, "simplex"), "method 'simplex'; choose one of milp, heuristic"),
     (lambda t: adjust(t, "milp", "relative"),
-     "cost 'relative'; choose one of unit, inverse, cost, or an array"),
+     "cost 'relative'; choose one of count, inverse, cost, or an array"),
     (lambda t: adjust(t, "milp", preserve="median"),
      "statistic to preserve 'median'; choose one of mean"),
     (lambda t: adjust_multivariate([t, t], "mdi"), "method 'mdi'; choose one of milp"),
@@ -138,42 +137,22 @@ def test_seed_is_keyword_only_in_every_public_function():
     assert positional == []
 
 
-#: Where ``weight``/``weights`` is a keyword of a public function: sampling weights, or a
-#: former name kept for one release with a deprecation warning.
+#: Where ``weight``/``weights`` is a keyword of a public function: sampling weights.
 SAMPLING_WEIGHTS = {"cells_from_microdata", "Table.from_microdata", "TableSet.from_microdata",
                     "RecordSpec.__init__", "gini", "gini_comparison", "perturb_magnitudes",
                     "perturb_job"}
-FORMER_NAMES = {"adjust", "adjust_multivariate", "build_problem", "cell_weights",
-                "information_loss", "matrix_discrepancy", "renamed_component_weights"}
 
 
 def test_weight_means_a_sampling_weight_only():
     with_weights = {name for name, signature in public_functions()
                     if {"weight", "weights"} & set(signature.parameters)}
-    assert with_weights <= SAMPLING_WEIGHTS | FORMER_NAMES, \
-        with_weights - SAMPLING_WEIGHTS - FORMER_NAMES
+    assert with_weights <= SAMPLING_WEIGHTS, with_weights - SAMPLING_WEIGHTS
 
 
 def test_progress_has_one_signature():
     annotations = {str(signature.parameters["progress"].annotation)
                    for _, signature in public_functions() if "progress" in signature.parameters}
     assert annotations <= {"Progress | None", "Callable[[str], None] | None"}, annotations
-
-
-def test_the_ipf_starting_table_is_start_and_seed_still_works():
-    import scipy.sparse as sp
-
-    from tabsdc.mdi import ipf
-
-    margins = sp.csr_array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
-    targets = np.array([3.0, 7.0, 4.0, 6.0])
-    new = ipf(start=np.ones(4), margins=margins, targets=targets)
-    with pytest.warns(DeprecationWarning, match=r"ipf\(seed=\.\.\.\) is now ipf\(start="):
-        old = ipf(seed=np.ones(4), margins=margins, targets=targets)
-    np.testing.assert_array_equal(old.fitted, new.fitted)
-    np.testing.assert_allclose(new.fitted, [1.2, 1.8, 2.8, 4.2])
-    with pytest.raises(TypeError, match="both start= and its former name seed="):
-        ipf(start=np.ones(4), margins=margins, targets=targets, seed=np.ones(4))
 
 
 def test_multivariate_adjustment_takes_the_same_solver_progress_and_time_limit():
@@ -214,78 +193,11 @@ def test_a_tau_argus_job_shares_one_total_time_limit(tmp_path, monkeypatch):
         batch.run_batch(arb, time_limit=0)
 
 
-def test_former_names_still_work_with_a_deprecation_warning():
+def test_count_is_one_per_cell_for_suppression_and_adjustment_alike():
     table = cycle_table()
-    with pytest.warns(DeprecationWarning, match="adjust\\(cost=...\\)"):
-        old = adjust(table, "milp", weights="unit", fix_totals=True)
-    new = adjust(table, "milp", cost="unit", fix_totals=True)
-    assert old.objective == new.objective == 8.0
-    with pytest.warns(DeprecationWarning, match="'jj' is now called 'cost'"):
-        adjust(table, "milp", "jj")
-    with pytest.warns(DeprecationWarning, match="now called 'cost'"):
-        legacy = Table(table.cells.rename(columns={"cost": "weight"}), table.A, table.b,
-                       table.hierarchies)
-    np.testing.assert_array_equal(legacy.cells["cost"], table.cells["cost"])
-    with pytest.warns(DeprecationWarning, match="use cost='cost'"):
-        by_old_name = suppress(table, "optimal", "weight")
-    assert by_old_name.totals() == suppress(table, "optimal", "cost").totals()
-
-
-def _lp():
-    return LinearProgram(c=[1.0, 1.0], A=np.array([[1.0, 1.0]]), row_lower=[1.0],
-                         row_upper=[np.inf], col_lower=[0.0, 0.0], col_upper=[5.0, 5.0])
-
-
-def _problem():
-    from tabsdc.cta.problem import build_problem
-
-    return build_problem(cycle_table(), "unit")
-
-
-def _mcd():
-    from microsdc.utility import mcd
-
-    return mcd(np.random.default_rng(0).normal(size=(60, 2)), n_starts=10, seed=0)
-
-
-def _former_names():
-    """(former name, its value with a deprecation warning, the value under the new name)."""
-    import tabsdc.cta
-    from microsdc.utility import information_loss
-    from tabsdc.cta.problem import COSTS, adjustment_costs, build_problem, cell_weights
-    from tabsdc.solver import HighsModel
-
-    x = np.random.default_rng(1).lognormal(size=(40, 3))
-    return [
-        ("SolveResult.time", lambda: solve(_lp()).time, lambda: None),
-        ("CTAProblem.weights", lambda: _problem().weights, lambda: _problem().cost),
-        ("cell_weights", lambda: cell_weights(cycle_table(), "inverse"),
-         lambda: adjustment_costs(cycle_table(), "inverse")),
-        ("build_problem(weights=)", lambda: build_problem(cycle_table(), weights="unit").cost,
-         lambda: build_problem(cycle_table(), cost="unit").cost),
-        ("tabsdc.cta.WEIGHTS", lambda: tabsdc.cta.WEIGHTS, lambda: COSTS),
-        ("AdjustmentResult.adjusted", lambda: adjust(cycle_table(), "milp").adjusted.values,
-         lambda: adjust(cycle_table(), "milp").table.values),
-        ("MCDEstimate.weights", lambda: _mcd().weights, lambda: _mcd().kept),
-        ("information_loss(weights=)",
-         lambda: information_loss(x, x * 1.1, seed=0, weights="equal").matrix,
-         lambda: information_loss(x, x * 1.1, seed=0, component_weights="equal").matrix),
-        ("HighsModel.column_extremes(progress=)",
-         lambda: HighsModel(_lp()).column_extremes(progress=lambda *a: None)[:2],
-         lambda: HighsModel(_lp()).column_extremes(on_bound=lambda *a: None)[:2]),
-    ]
-
-
-@pytest.mark.parametrize("index", range(9))
-def test_every_former_name_warns_and_gives_what_the_new_name_gives(index):
-    name, old, new = _former_names()[index]
-    with pytest.warns(DeprecationWarning):
-        before = old()
-    after = new()
-    if name == "SolveResult.time":
-        assert isinstance(before, float) and before >= 0
-    elif isinstance(after, pd.DataFrame):
-        pd.testing.assert_frame_equal(before, after)
-    else:
-        np.testing.assert_array_equal(np.asarray(before, dtype=object),
-                                      np.asarray(after, dtype=object))
+    ones = np.ones(table.n_cells)
+    assert adjust(table, "milp", "count").objective == adjust(table, "milp", ones).objective
+    assert (suppress(table, "optimal", "count").totals()
+            == suppress(table, "optimal", ones).totals())
+    with pytest.raises(InputError, match="^unknown cost 'unit'; choose one of count, inverse"):
+        adjust(table, "milp", "unit")

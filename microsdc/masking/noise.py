@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from microsdc._data import Seed, check_choice, generator
+from microsdc._data import Seed, generator
+from microsdc.errors import DataError
 from microsdc.masking._frame import check_number, input_values, same_type
+from tabsdc.validation import check_choice
 
 __all__ = ["additive_noise", "correlated_noise"]
 
@@ -71,7 +73,7 @@ def additive_noise(X: Any, noise: float = 150.0, *, method: str = "sdcmicro",
     ((10, 2), True)
     """
     alpha = check_number("noise", noise, low=0) / 100.0
-    check_choice("method", method, ("sdcmicro", "variance"))
+    check_choice("method", method, ("sdcmicro", "variance"), error=DataError)
     values = input_values(X, min_records=2, what="noise addition")
     sd = values.std(axis=0, ddof=1)
     scale = alpha * sd if method == "sdcmicro" else np.sqrt(alpha) * sd

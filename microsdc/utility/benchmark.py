@@ -27,8 +27,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from microsdc._data import Seed, check_choice, frame_pair, generator, shown
+from microsdc._data import Seed, frame_pair, generator, shown
 from microsdc.errors import DataError
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -175,7 +178,7 @@ def _bootstrap(samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]], n_boot:
 
 
 @dataclass(frozen=True)
-class GiniComparison:
+class GiniComparison(ResultBase):
     """Gini coefficient before and after protection with bootstrap confidence intervals.
 
     Attributes
@@ -208,21 +211,22 @@ class GiniComparison:
     n_boot: int
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values: the estimates, intervals, overlap, ``status`` and ``seconds``."""
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
+        """Plain JSON values: the estimates, intervals and overlap."""
         from sdcreport.report import jsonable
 
         return jsonable({"original": self.original, "masked": self.masked,
                          "ci_original": self.ci_original, "ci_masked": self.ci_masked,
                          "overlap": self.overlap,
                          "masked_in_original_ci": self.masked_in_original_ci,
-                         "level": self.level, "n_boot": self.n_boot, "status": self.status,
-                         "seconds": self.seconds})
+                         "level": self.level, "n_boot": self.n_boot})
 
     def summary(self) -> str:
         pct = f"{100 * self.level:g} %"
@@ -350,7 +354,7 @@ def _ols(y: np.ndarray, design: np.ndarray, level: float, names: list[str], role
 
 
 @dataclass(frozen=True)
-class RegressionComparison:
+class RegressionComparison(ResultBase):
     """OLS coefficients on original and masked data with their confidence intervals.
 
     Attributes
@@ -378,22 +382,23 @@ class RegressionComparison:
     n_masked: int
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain JSON values: the response, level, records, mean overlap, one record per
-        coefficient, ``status`` and ``seconds``."""
+        coefficient."""
         from sdcreport.report import jsonable
 
         return jsonable({"response": self.response, "level": self.level,
                          "n_original": self.n_original, "n_masked": self.n_masked,
                          "mean_overlap": self.mean_overlap,
                          "coefficients": self.coefficients.reset_index().to_dict(
-                             orient="records"),
-                         "status": self.status, "seconds": self.seconds})
+                             orient="records")})
 
     @property
     def mean_overlap(self) -> float:
@@ -465,7 +470,7 @@ def regression_comparison(X: Any, X_masked: Any, response: str, predictors: Sequ
     [1.0, 1.0]
     """
     start = perf_counter()
-    check_choice("missing", missing, ("raise", "drop"))
+    check_choice("missing", missing, ("raise", "drop"), error=DataError)
     if not 0 < level < 1:
         raise DataError(f"level must be in (0, 1); got {level}")
     predictors = list(predictors)

@@ -28,6 +28,8 @@ import pandas as pd
 
 from microsdc._data import frame_pair
 from microsdc.errors import DataError
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -114,7 +116,7 @@ def _table_difference(original: pd.DataFrame, masked: pd.DataFrame, columns: lis
 
 
 @dataclass(frozen=True)
-class CTBILResult:
+class CTBILResult(ResultBase):
     """Contingency-table-based information loss.
 
     Attributes
@@ -143,20 +145,21 @@ class CTBILResult:
     tables: pd.DataFrame = field(repr=False)
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain JSON values: ``total``, ``normalised``, ``order``, ``n``, the per-table
-        differences, ``status`` and ``seconds``."""
+        differences."""
         from sdcreport.report import jsonable
 
         return jsonable({"total": self.total, "normalised": self.normalised,
                          "order": self.order, "n": self.n,
-                         "tables": self.tables.to_dict(orient="records"),
-                         "status": self.status, "seconds": self.seconds})
+                         "tables": self.tables.to_dict(orient="records")})
 
     def summary(self) -> str:
         return (f"CTBIL = {self.total} over {len(self.tables)} contingency tables of dimension "

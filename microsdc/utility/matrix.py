@@ -29,9 +29,7 @@ Choices the paper leaves open, made here:
   non-negative inner product with the original component of the same rank.
 * Component weights: w_j = lambda_j / p, the share of the total variance of the original
   data explained by component j (``component_weights="variance"``, default);
-  ``component_weights="equal"`` gives w_j = 1; an array gives its own weights. (The keyword
-  was ``weights=`` before; it still works for one release with a deprecation warning: in
-  the toolkit a bare ``weight`` is a sampling weight.)
+  ``component_weights="equal"`` gives w_j = 1; an array gives its own weights.
 * Mean variation divides by |a|: cells whose original value is 0 are left out of the sum
   and of the count (as in :func:`microsdc.utility.il1`); the other discrepancies divide by
   the number of cells of the row (p^2 for the weighted RF and F rows).
@@ -39,7 +37,6 @@ Choices the paper leaves open, made here:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,7 +48,7 @@ from microsdc.errors import DataError
 from microsdc.utility.distance import absolute_sums, squared_sums, variation_sums
 from microsdc.utility.sums import reduce_sums
 
-__all__ = ["MATRICES", "DISCREPANCIES", "matrix_discrepancy", "renamed_component_weights"]
+__all__ = ["MATRICES", "DISCREPANCIES", "matrix_discrepancy"]
 
 #: Rows of the matrix-discrepancy table, in order.
 MATRICES = ("X", "Xbar", "V", "S", "R", "RF", "C", "F")
@@ -108,22 +105,6 @@ def _factor_matrices(eigenvalues: np.ndarray, vectors: np.ndarray
     return loadings, loadings[:, 0] ** 2, scores
 
 
-def renamed_component_weights(component_weights: Any, weights: Any, where: str) -> Any:
-    """``weights=``, the former name of ``component_weights=``, kept for one release with a
-    deprecation warning.
-
-    Examples
-    --------
-    >>> renamed_component_weights("equal", None, "matrix_discrepancy")
-    'equal'
-    """
-    if weights is None:
-        return component_weights
-    warnings.warn(f"{where}(weights=...) is now {where}(component_weights=...)",
-                  DeprecationWarning, stacklevel=3)
-    return weights
-
-
 def _component_weights(weights: Any, eigenvalues: np.ndarray) -> np.ndarray:
     p = eigenvalues.size
     if isinstance(weights, str):
@@ -178,8 +159,8 @@ def discrepancy_table(pair: NumericPair, component_weights: Any = "variance",
     return table.loc[list(MATRICES)]
 
 
-def matrix_discrepancy(X: Any, X_masked: Any, *, component_weights: Any = "variance",
-                       weights: Any = None) -> pd.DataFrame:
+def matrix_discrepancy(X: Any, X_masked: Any, *, component_weights: Any = "variance"
+                       ) -> pd.DataFrame:
     """Table 1 of Mateo-Sanz et al.: MSE, MAE and mean variation between characteristic
     matrices of the original and the masked data.
 
@@ -188,8 +169,7 @@ def matrix_discrepancy(X: Any, X_masked: Any, *, component_weights: Any = "varia
     X, X_masked : pandas.DataFrame or array-like of shape (n, p)
         Original and masked numeric data, the same records in the same order.
     component_weights : {"variance", "equal"} or array-like of shape (p,)
-        Component weights w_j of the RF and F rows (see the module docstring); ``weights``
-        is its former name, kept for one release with a deprecation warning.
+        Component weights w_j of the RF and F rows (see the module docstring).
 
     Returns
     -------
@@ -226,5 +206,4 @@ def matrix_discrepancy(X: Any, X_masked: Any, *, component_weights: Any = "varia
     >>> table.loc[["Xbar", "R"], "MAE"].tolist()
     [0.5, 0.0]
     """
-    chosen = renamed_component_weights(component_weights, weights, "matrix_discrepancy")
-    return discrepancy_table(numeric_pair(X, X_masked, min_records=2), chosen)
+    return discrepancy_table(numeric_pair(X, X_masked, min_records=2), component_weights)

@@ -51,6 +51,8 @@ import pandas as pd
 from scipy import special
 
 from microsdc._data import NumericPair, numeric_pair
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -177,7 +179,7 @@ def _moment_pil(pair: NumericPair) -> dict[str, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class PILResult:
+class PILResult(ResultBase):
     """Probabilistic information loss measures of one masked data set.
 
     Attributes
@@ -210,18 +212,20 @@ class PILResult:
     per_quantile: pd.DataFrame = field(repr=False)
     seconds: float = 0.0
 
+    statuses = MeasureStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> MeasureStatus:
         """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+        return MeasureStatus.COMPUTED
 
     def measures(self) -> dict[str, float]:
         """``{"Q", "m1", "m2", "m11", "r", "overall"}`` as plain floats."""
         return {name: float(getattr(self, name)) for name in (*_NAMES, "overall")}
 
-    def to_dict(self) -> dict[str, Any]:
-        """The :meth:`measures`, ``status`` and ``seconds``."""
-        return {**self.measures(), "status": self.status, "seconds": self.seconds}
+    def _dict_fields(self) -> dict[str, Any]:
+        """The :meth:`measures`."""
+        return self.measures()
 
     def summary(self) -> str:
         values = self.measures()

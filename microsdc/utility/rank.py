@@ -29,13 +29,13 @@ import numpy as np
 from microsdc._data import (
     NumericPair,
     Seed,
-    check_choice,
     generator,
     numeric_matrix,
     numeric_pair,
 )
 from microsdc.errors import DataError
 from microsdc.utility.sums import ColumnSums, reduce_sums
+from tabsdc.validation import check_choice
 
 __all__ = ["TIES", "ranks", "rank_distance_bound", "brmae", "brmse"]
 
@@ -98,7 +98,7 @@ def ranks(X: Any, *, ties: str = "random", seed: Seed = None) -> np.ndarray:
     >>> ranks([[3.0], [1.0], [3.0], [2.0]], ties="first").ravel().tolist()
     [3, 1, 4, 2]
     """
-    check_choice("ties", ties, TIES)
+    check_choice("ties", ties, TIES, error=DataError)
     values = numeric_matrix(X)[0]
     return _rank_columns(values, _priority(values.shape[0], ties, generator(seed)))
 
@@ -139,7 +139,7 @@ def rank_sums(pair: NumericPair, ties: str, rng: np.random.Generator
     ``sums[j]`` is the bounded distance of column j and ``counts[j]`` is 1, so the mean over
     columns is eq. (8) resp. (9).
     """
-    check_choice("ties", ties, TIES)
+    check_choice("ties", ties, TIES, error=DataError)
     if pair.n < 2:
         raise DataError(f"brMAE and brMSE need at least 2 records; got {pair.n}")
     priority = _priority(pair.n, ties, rng)  # one order for both: identical data, equal ranks

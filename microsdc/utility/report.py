@@ -15,13 +15,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from microsdc._data import Seed, check_choice, generator, numeric_pair
+from microsdc._data import Seed, generator, numeric_pair
+from microsdc.errors import DataError
 from microsdc.utility.distance import absolute_sums, scaled_sums, squared_sums, variation_sums
 from microsdc.utility.eigen import eigen_pair
-from microsdc.utility.matrix import discrepancy_table, renamed_component_weights
+from microsdc.utility.matrix import discrepancy_table
 from microsdc.utility.probabilistic import PILResult, pil_result
 from microsdc.utility.rank import TIES, rank_sums
 from microsdc.utility.sums import REDUCTIONS, reduce_sums
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
+from tabsdc.validation import check_choice
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -40,7 +44,7 @@ _MEASURES = (
 
 
 @dataclass(frozen=True)
-class UtilityReport:
+class UtilityReport(ResultBase):
     """Information loss of a masked data set with respect to the original.
 
     Attributes
@@ -96,15 +100,17 @@ class UtilityReport:
     masked: np.ndarray = field(repr=False, compare=False)
     seconds: float = 0.0
 
-    @property
-    def status(self) -> str:
-        """``"computed"``: a measurement, with no verdict of its own."""
-        return "computed"
+    statuses = MeasureStatus
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def status(self) -> MeasureStatus:
+        """``"computed"``: a measurement, with no verdict of its own."""
+        return MeasureStatus.COMPUTED
+
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain numbers: n, p, MAE, MSE, IL1, IL1s, brMAE, brMSE, PIL{Q, m1, m2, m11, r,
-        overall}, eigen (and robust_eigen when computed), plus the conventions used,
-        ``status`` and ``seconds``. Undefined values are NaN."""
+        overall}, eigen (and robust_eigen when computed), plus the conventions used.
+        Undefined values are NaN."""
         values: dict[str, Any] = {"n": int(self.n), "p": int(self.p)}
         values.update({name: float(getattr(self, name)) for name, _, _ in _MEASURES})
         values["PIL"] = self.pil.measures()
@@ -112,7 +118,7 @@ class UtilityReport:
         if self.robust_eigen is not None:
             values["robust_eigen"] = float(self.robust_eigen)
         values.update({"IL1_excluded_cells": int(self.IL1_excluded), "reduce": self.reduce,
-                       "ties": self.ties, "status": self.status, "seconds": self.seconds})
+                       "ties": self.ties})
         return values
 
     def to_frame(self) -> pd.DataFrame:
@@ -167,8 +173,7 @@ class UtilityReport:
 
 def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed = None,
                      reduce: str = "mean", robust_eigen: bool = False,
-                     component_weights: Any = "variance", weights: Any = None
-                     ) -> UtilityReport:
+                     component_weights: Any = "variance") -> UtilityReport:
     """Every numeric information-loss measure of a masked data set.
 
     Parameters
@@ -187,8 +192,7 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
         Also compute the robust eigenvalue comparison (reweighted MCD; slower).
     component_weights : {"variance", "equal"} or array-like
         Component weights of the RF and F rows of the matrix-discrepancy table
-        (:func:`~microsdc.utility.matrix_discrepancy`); ``weights`` is its former name,
-        kept for one release with a deprecation warning.
+        (:func:`~microsdc.utility.matrix_discrepancy`).
 
     Returns
     -------
@@ -216,10 +220,8 @@ def information_loss(X: Any, X_masked: Any, *, ties: str = "random", seed: Seed 
     0.0
     """
     start = perf_counter()
-    component_weights = renamed_component_weights(component_weights, weights,
-                                                  "information_loss")
-    check_choice("ties", ties, TIES)
-    check_choice("reduce", reduce, REDUCTIONS)
+    check_choice("ties", ties, TIES, error=DataError)
+    check_choice("reduce", reduce, REDUCTIONS, error=DataError)
     pair = numeric_pair(X, X_masked, min_records=2)
     pair.require_variation("information_loss")
     rng = generator(seed)

@@ -32,7 +32,6 @@ applied, so covariances differ from R's by a scalar factor close to 1 for modera
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any
@@ -43,6 +42,8 @@ from scipy import stats
 
 from microsdc._data import Seed, generator, numeric_matrix
 from microsdc.errors import DataError
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -57,7 +58,7 @@ _MAX_STEPS = 100
 
 
 @dataclass(frozen=True)
-class MCDEstimate:
+class MCDEstimate(ResultBase):
     """Result of :func:`mcd`.
 
     Attributes
@@ -69,8 +70,7 @@ class MCDEstimate:
     support : numpy.ndarray of bool
         The best h-subset (records used by the raw estimate).
     kept : numpy.ndarray of bool
-        Records kept by the reweighting step (``weights`` is its former name, kept for one
-        release: in the toolkit a weight is a sampling weight).
+        Records kept by the reweighting step.
     h : int
         Size of the subsets.
     log_determinant : float
@@ -91,17 +91,12 @@ class MCDEstimate:
     log_determinant: float
     seconds: float = 0.0
 
-    @property
-    def weights(self) -> np.ndarray:
-        """The former name of :attr:`kept`, kept for one release."""
-        warnings.warn("MCDEstimate.weights is now MCDEstimate.kept", DeprecationWarning,
-                      stacklevel=2)
-        return self.kept
+    statuses = MeasureStatus
 
     @property
-    def status(self) -> str:
+    def status(self) -> MeasureStatus:
         """``"computed"``: an estimate, with no verdict of its own."""
-        return "computed"
+        return MeasureStatus.COMPUTED
 
     def summary(self) -> str:
         """One line: records, subset size, records kept, log determinant, time."""
@@ -116,17 +111,16 @@ class MCDEstimate:
         frame.insert(0, "location", self.location)
         return frame.rename_axis("variable")
 
-    def to_dict(self) -> dict[str, Any]:
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain JSON values: location, covariance, raw estimates, h, records kept, log
-        determinant, ``status`` and ``seconds``."""
+        determinant."""
         from sdcreport.report import jsonable
 
         return jsonable({"location": self.location, "covariance": self.covariance,
                          "raw_location": self.raw_location,
                          "raw_covariance": self.raw_covariance, "h": self.h,
                          "support": int(self.support.sum()), "kept": int(self.kept.sum()),
-                         "log_determinant": self.log_determinant, "status": self.status,
-                         "seconds": self.seconds})
+                         "log_determinant": self.log_determinant})
 
     def to_report(self) -> Section:
         """A report section: the key figures and the robust location and covariance."""

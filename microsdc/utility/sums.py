@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from microsdc._data import check_choice
+from microsdc.errors import DataError
+from tabsdc.validation import check_choice
 
 __all__ = ["REDUCTIONS", "ColumnSums", "reduce_sums"]
 
@@ -38,7 +39,7 @@ class ColumnSums:
 
 def reduce_sums(column_sums: ColumnSums, reduce: str) -> float:
     """Reduce per-column sums to the overall mean (over counted cells) or the overall sum."""
-    check_choice("reduce", reduce, REDUCTIONS)
+    check_choice("reduce", reduce, REDUCTIONS, error=DataError)
     total = float(column_sums.sums.sum())
     if reduce == "sum":
         return total

@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import AttackStatus
 from tabsdc.audit.intervals import IntervalAttack
 from tabsdc.errors import InputError
 from tabsdc.table import HIDDEN_STATUSES
@@ -48,7 +50,7 @@ __all__ = ["pq_interval_attack", "PQAttackResult", "cycle_pq_attack"]
 
 
 @dataclass(frozen=True)
-class PQAttackResult:
+class PQAttackResult(ResultBase):
     """What the p/q-interval attack recovers from published intervals.
 
     Attributes
@@ -82,12 +84,15 @@ class PQAttackResult:
         """No hidden value is revealed by publishing the intervals."""
         return not bool(self.revealed.any())
 
+    statuses = AttackStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> AttackStatus:
         """``"nothing revealed"``, or ``"q and values revealed"`` / ``"values revealed"``."""
         if self.passed:
-            return "nothing revealed"
-        return "q and values revealed" if self.q is not None else "values revealed"
+            return AttackStatus.NOTHING_REVEALED
+        return (AttackStatus.Q_AND_VALUES_REVEALED if self.q is not None
+                else AttackStatus.VALUES_REVEALED)
 
     def summary(self) -> str:
         """The headline, the q recovered and the revealed cells (at most ten named)."""
@@ -124,8 +129,8 @@ class PQAttackResult:
         return pd.DataFrame({"estimate": self.estimates, "revealed": self.revealed,
                              "q_implied": self.q_per_cell})
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "seconds": self.seconds, "q": self.q,
+    def _dict_fields(self) -> dict[str, Any]:
+        return {"q": self.q,
                 "consistent": self.consistent,
                 "revealed_cells": [str(c) for c in self.revealed.index[self.revealed]],
                 "n_revealed": int(self.revealed.sum())}

@@ -17,13 +17,15 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import ProtectionStatus
 from tabsdc.audit.insider import InsiderAttack, Insiders, insider_attack, insider_groups
 from tabsdc.audit.intervals import IntervalAttack, Intervals
+from tabsdc.audit.settle import Settlement, settle_requirements
 from tabsdc.audit.witness_search import search_witnesses
 from tabsdc.audit.witnesses import (
     WitnessBounds,
     derived_cells,
-    local_witness_bounds,
     witness_bounds,
 )
 from tabsdc.errors import InputError
@@ -90,17 +92,25 @@ def audit(
         Directions along which the published table allows the hidden cells to move (e.g.
         :attr:`tabsdc.suppression.SuppressionResult.witnesses`), or ``"search"`` to look
         for them in the pattern: hypercubes whose corners are all hidden, through every
-        sensitive hidden cell (:func:`tabsdc.audit.witness_search.search_witnesses`; a
-        table with dimensions). The audit of a large pattern from any source then takes
-        seconds to minutes instead of two LPs per hidden cell. Each is checked on the table
+        sensitive hidden cell (:func:`tabsdc.audit.witness_search.search_witnesses`; on a
+        table without dimensions, e.g. read from a JJ file, none are looked for). Either way
+        the audit then settles each sensitive cell's requirements instead of computing two
+        exact LP bounds per hidden cell: a pattern of 10^4-10^5 cells from any source takes
+        minutes, not hours. Each witness is checked on the table
         (:func:`tabsdc.audit.witnesses.witness_bounds`: relations, pattern, bounds); a
         hidden cell whose checked witnesses already prove its protection (and that it is not
-        exactly disclosed) gets those inner bounds, status ``"witness"``, instead of two
-        LPs: the exact interval contains them. A cell the relations give away by
-        elimination gets ``[a, a]``, status ``"derived"``. Every other sensitive cell is
-        bounded by local LPs or the exact LPs; a non-sensitive hidden cell the witnesses do
-        not settle has status ``"unsettled"`` and NaN bounds: the verdict does not depend on
-        it, and only an LP over the whole pattern would say whether it is disclosed.
+        exactly disclosed) gets those inner bounds, status ``"witness"``: the exact interval
+        contains them. A cell the relations give away by elimination gets ``[a, a]``, status
+        ``"derived"``. The requirements left are settled by LPs
+        (:func:`tabsdc.audit.settle.settle_requirements`): points of the attacker's polytope
+        that reach them (status ``"witness"`` too), or outer bounds that miss them (status
+        ``"exposed"``: the bound of each missed requirement is an outer bound, the exact
+        interval lies within it; the other end is an inner bound). A sensitive cell they do
+        not settle (spl beyond what the points show, an exposed cell no point moves) gets its
+        exact LP bounds; one a time limit leaves open stays ``"not computed"`` (counted as not
+        protected, listed in :attr:`AuditResult.not_settled`). A non-sensitive hidden cell
+        nothing moves has status ``"unsettled"`` and NaN bounds: the verdict does not depend
+        on it, and only an LP over the whole pattern would say whether it is disclosed.
         Ignored with ``integer`` or ``release_intervals`` (both need exact intervals).
     singletons : bool
         Also run the insider attack (:mod:`tabsdc.audit.insider`) where the table has
@@ -123,8 +133,9 @@ def audit(
         Receives progress lines (bounds done, rate, time left; within seconds, then at least
         every 10 s), e.g. :func:`print_progress`.
     n_jobs, client
-        Share the LP bounds of each block (and the witness search, the local witnesses)
-        among ``n_jobs`` processes or the workers of a ``dask.distributed`` client
+        Share the LP bounds of each block (and the witness search, the settling of
+        requirements: a group of blocks and a direction per task) among ``n_jobs``
+        processes or the workers of a ``dask.distributed`` client
         (:func:`tabsdc.parallel.parallel_map`); the intervals are the same.
 
     Returns
@@ -173,22 +184,31 @@ def audit(
     hidden_cells = np.flatnonzero(hidden)
     settled = derived = np.zeros(len(hidden_cells), dtype=bool)
     groups = _respondents(working, hidden) if singletons else None
-    proof = None
+    proof = settlement = None
     if witnesses is not None and not integer and not release_intervals:
         if isinstance(witnesses, str):
             check_choice("witnesses", witnesses, ("search",))
-            witnesses = search_witnesses(working, hidden, prior, q, progress, deadline,
-                                         insiders=groups, n_jobs=n_jobs, client=client)
+            witnesses = (search_witnesses(working, hidden, prior, q, progress, deadline,
+                                          insiders=groups, n_jobs=n_jobs, client=client)
+                         if working.dims
+                         else sp.csc_array((working.n_cells, 0)))  # relations only: no cubes
         proof, settled, derived = _witness_proof(working, hidden, lb, ub, witnesses, tol,
-                                                 deadline, progress, (n_jobs, client))
-    attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver,
-                            time_limit=deadline.solver_limit())
+                                                 progress)
+    attack = IntervalAttack(working.A, working.b, values, hidden, lb, ub, solver=solver)
     wanted = ~settled & ~derived
     if proof is not None:  # the verdict needs the sensitive cells only
         wanted &= (working.cells["status"].to_numpy() == "u")[hidden_cells]
+        settlement = _settle(working, attack, proof, wanted, derived, tol, deadline,
+                             progress, (n_jobs, client))
+        proof = proof.widened(hidden_cells, settlement.lower, settlement.upper)
+        settled = _settled(working.cells.iloc[hidden_cells], proof, hidden_cells, tol)
+        shown = settlement.exposed & ~_maybe_disclosed(values[hidden_cells], proof,
+                                                       settlement, hidden_cells, tol)
+        wanted &= ~settled & ~shown & ~settlement.open
+    attack.time_limit = deadline.solver_limit()
     lp = attack.intervals(progress, wanted=wanted, n_jobs=n_jobs, client=client)
     if proof is not None:
-        lp = _with_witnesses(lp, proof, hidden_cells, settled, derived, wanted)
+        lp = _with_witnesses(lp, proof, hidden_cells, settled, derived, settlement)
     lp = _in_units(lp, unit)
     integer_bounds = None
     if integer:
@@ -215,11 +235,12 @@ def audit(
     return AuditResult(table=table, frame=frame, intervals=lp, integer_intervals=integer_bounds,
                        prior=_describe_prior(prior, q), pq_attack=pq_attack,
                        seconds=perf_counter() - start,
-                       witnesses=0 if proof is None else proof.n_valid, insider=insider)
+                       witnesses=0 if proof is None else proof.n_valid, insider=insider,
+                       lps=0 if settlement is None else settlement.n_lps)
 
 
 @dataclass(frozen=True)
-class AuditResult:
+class AuditResult(ResultBase):
     """Intervals and protection verdicts of every hidden cell.
 
     Keeps the result contract of :mod:`sdcreport.contract`; as a check, ``passed`` (also
@@ -251,6 +272,10 @@ class AuditResult:
         frequencies, no hidden single-contributor primary, or ``singletons=False``). Its
         failing pairs are :attr:`insider_failures`; a cell some respondent narrows has
         ``insider_ok`` False (and ``protected`` False) in :attr:`frame`.
+    lps : int
+        LPs an audit with witnesses solved to settle what they left (joint points,
+        relaxations, exact extremes: :mod:`tabsdc.audit.settle`), besides the exact bounds
+        of :attr:`intervals`.
     """
 
     table: Table
@@ -262,6 +287,7 @@ class AuditResult:
     seconds: float = 0.0
     witnesses: int = 0
     insider: InsiderAttack | None = None
+    lps: int = 0
 
     @property
     def original(self) -> Table:
@@ -280,13 +306,15 @@ class AuditResult:
                 and (self.integer_intervals is None or self.integer_intervals.complete)
                 and (self.insider is None or self.insider.complete))
 
+    statuses = ProtectionStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> ProtectionStatus:
         """``"protected"``, ``"not protected"`` or ``"time-limited"`` (some bounds were not
         computed in time: those cells count as not protected)."""
         if not self.complete:
-            return "time-limited"
-        return "protected" if self.protected else "not protected"
+            return ProtectionStatus.TIME_LIMITED
+        return ProtectionStatus.PROTECTED if self.protected else ProtectionStatus.NOT_PROTECTED
 
     @property
     def protected(self) -> bool:
@@ -299,7 +327,7 @@ class AuditResult:
 
     @property
     def failures(self) -> pd.DataFrame:
-        """Sensitive cells that are not protected."""
+        """Sensitive cells that are not protected (exposed or not settled)."""
         return self.frame[~self.frame["protected"]]
 
     @property
@@ -321,6 +349,20 @@ class AuditResult:
         if not self.table.dims:
             return self.table.cells.index[positions].tolist()
         return self.table.cell_labels(positions)
+
+    @property
+    def exposed(self) -> pd.DataFrame:
+        """Sensitive cells shown not protected: an interval (exact, or an outer bound for
+        ``solver_status == "exposed"``) misses a requirement, or the cell is disclosed."""
+        f = self.frame
+        return f[(f["status"] == "u") & ~f["protected"] & (f["solver_status"] != "not computed")]
+
+    @property
+    def not_settled(self) -> pd.DataFrame:
+        """Sensitive cells whose verdict a time limit left open (``solver_status == "not
+        computed"``): neither shown protected nor exposed, counted as not protected."""
+        f = self.frame
+        return f[(f["status"] == "u") & (f["solver_status"] == "not computed")]
 
     def why_not_protected(self) -> str:
         """Why the verdict is negative, in one sentence (``""`` when protected): how many
@@ -349,11 +391,13 @@ class AuditResult:
         insider = self._insider_sentence()
         if not len(f):
             return insider or (self.pq_attack.headline() if self.pq_attack is not None else "")
+        shown = f["solver_status"] != "not computed"
         kinds = [(int(f["exact"].sum()), "exactly disclosed (an interval of one point)"),
-                 (int((~f["lower_ok"]).sum()), "below the lower protection level"),
-                 (int((~f["upper_ok"]).sum()), "below the upper protection level"),
-                 (int((~f["sliding_ok"]).sum()), "narrower than the sliding protection level"),
-                 (int(f["lower"].isna().sum()), "not attacked in time")]
+                 (int((~f["lower_ok"] & shown).sum()), "below the lower protection level"),
+                 (int((~f["upper_ok"] & shown).sum()), "below the upper protection level"),
+                 (int((~f["sliding_ok"] & shown).sum()),
+                  "narrower than the sliding protection level"),
+                 (int((~shown).sum()), "not settled in time")]
         first = f.iloc[0]
         label = self.table.cell_labels(self.table.cells.index.get_indexer(f.index[:1]))[0]
         sentence = (f"{len(f)} sensitive cells not protected: "
@@ -386,26 +430,32 @@ class AuditResult:
     def summary(self) -> str:
         f = self.frame
         sensitive = f["status"] == "u"
+        shown = f["solver_status"] != "not computed"
         lines = [
             f"Audit ({self.prior}): {len(f)} hidden cells in {self.intervals.n_components} "
             f"independent blocks, {self.intervals.n_solves} bounds in "
             f"{self.intervals.seconds:.2f} s",
         ]
-        if self.witnesses:
+        if self.witnesses or self.lps:
             how = f["solver_status"].value_counts()
             lines.append(f"  {how.get('witness', 0)} hidden cells settled by "
-                         f"{self.witnesses} checked witnesses (inner bounds; the exact "
-                         f"interval is at least as wide), {how.get('derived', 0)} given away "
-                         "by the relations")
+                         f"{self.witnesses} checked witnesses and {self.lps} LPs (inner bounds; "
+                         f"the exact interval is at least as wide), {how.get('derived', 0)} "
+                         "given away by the relations")
+            if how.get("exposed", 0):
+                lines.append(f"  {how['exposed']} sensitive cells exposed by an outer bound (the "
+                             "exact interval lies within it and misses a requirement)")
             if how.get("unsettled", 0):
                 lines.append(f"  {how['unsettled']} non-sensitive hidden cells unsettled (no "
                              "checked witness moves them; whether they are disclosed "
                              "needs an LP over the whole pattern)")
         lines += [
             f"  sensitive cells: {int(sensitive.sum())}, protected: "
-            f"{int((f['protected'] & sensitive).sum())}",
-            f"  lower / upper / sliding protection missed: {int((~f['lower_ok']).sum())} / "
-            f"{int((~f['upper_ok']).sum())} / {int((~f['sliding_ok']).sum())}",
+            f"{int((f['protected'] & sensitive).sum())}, exposed: {len(self.exposed)}"
+            + (f", not settled: {len(self.not_settled)}" if len(self.not_settled) else ""),
+            f"  lower / upper / sliding protection missed: {int((~f['lower_ok'] & shown).sum())}"
+            f" / {int((~f['upper_ok'] & shown).sum())} / "
+            f"{int((~f['sliding_ok'] & shown).sum())}",
             f"  exactly disclosed hidden cells: {int(f['exact'].sum())}",
         ]
         if self.integer_intervals is not None:
@@ -422,10 +472,12 @@ class AuditResult:
                              "(AuditResult.insider_failures)")
         if self.pq_attack is not None:
             lines.append("  " + self.pq_attack.headline())
-        if not self.intervals.complete:
-            missing = int((self.intervals.status == "not computed").sum())
-            lines.append(f"  time limit reached: {missing} hidden cells not attacked (counted "
-                         "as not protected)")
+        if not self.complete:
+            others = int((~shown & ~sensitive).sum())
+            lines.append(f"  time limit reached: {len(self.not_settled)} sensitive cells not "
+                         "settled (neither shown protected nor exposed: counted as not "
+                         "protected)" + (f", {others} other hidden cells not attacked"
+                                        if others else ""))
         lines.append("  verdict: " + ("PROTECTED" if self.protected else "NOT PROTECTED"))
         return "\n".join(lines)
 
@@ -433,8 +485,8 @@ class AuditResult:
         """The per-cell frame (a copy)."""
         return self.frame.copy()
 
-    def to_dict(self) -> dict[str, Any]:
-        """``{"status", "protected": bool, "seconds", "prior", "cells": [{"cell", "value",
+    def _dict_fields(self) -> dict[str, Any]:
+        """``{"protected": bool, "prior", "cells": [{"cell", "value",
         "status", "lower", "upper", "lpl", "upl", "protected", "exact"}, ...]}`` (the CLI's
         JSON)."""
         f = self.frame
@@ -446,8 +498,8 @@ class AuditResult:
              "upl": float(r.upl), "protected": bool(r.protected), "exact": bool(r.exact)}
             for label, r in zip(labels, f.itertuples(), strict=True)
         ]
-        out: dict[str, Any] = {"status": self.status, "protected": self.protected,
-                               "seconds": self.seconds, "prior": self.prior, "cells": cells}
+        out: dict[str, Any] = {"protected": self.protected,
+                               "prior": self.prior, "cells": cells}
         if self.insider is not None:
             i = self.insider
             out["insider"] = {
@@ -480,6 +532,7 @@ class AuditResult:
             "hidden cells": len(f),
             "sensitive cells": int((f["status"] == "u").sum()),
             "unprotected sensitive cells": int((~f["protected"]).sum()),
+            "sensitive cells not settled (time limit)": len(self.not_settled),
             "exactly disclosed cells": int(f["exact"].sum()),
             "independent blocks": self.intervals.n_components,
             **({} if self.insider is None else {
@@ -544,16 +597,13 @@ def prior_bounds(
 
 def _witness_proof(
     table: Table, hidden: np.ndarray, lb: np.ndarray, ub: np.ndarray,
-    witnesses: sp.sparray | sp.spmatrix, tol: float, deadline: Deadline,
-    progress: Progress | None, parallel: tuple[int | None, Any]
+    witnesses: sp.sparray | sp.spmatrix, tol: float, progress: Progress | None
 ) -> tuple[WitnessBounds, np.ndarray, np.ndarray]:
-    """The checked witnesses' inner bounds, local witnesses for the sensitive cells they
-    leave unsettled, and which hidden cells are then settled and which the relations give away
-    (in ``table``'s working units)."""
-    values = table.values
+    """The checked witnesses' inner bounds, which hidden cells they settle and which the
+    relations give away (in ``table``'s working units)."""
     hidden_cells = np.flatnonzero(hidden)
     cells = table.cells.iloc[hidden_cells]
-    proof = witness_bounds(table.A, values, hidden, lb, ub, witnesses)
+    proof = witness_bounds(table.A, table.values, hidden, lb, ub, witnesses)
     settled = _settled(cells, proof, hidden_cells, tol)
     derived = derived_cells(table.A, hidden)[hidden_cells] & ~settled
     if progress is not None:
@@ -562,19 +612,27 @@ def _witness_proof(
                  f"and settle {int(settled.sum()):,} of {len(hidden_cells):,} hidden cells "
                  f"(left: {int(left.sum()):,} sensitive, {int((~left).sum()):,} other, of "
                  f"which {int(derived.sum()):,} are given away by the relations)")
-    # neighbourhoods that hold a k-D box (twice as deep is already most of a 4-D table);
-    # only for sensitive cells: the verdict never depends on the others, and on 10^6 cells
-    # their local LPs would take most of an hour
-    sensitive = cells["status"].to_numpy() == "u"
-    rest = hidden_cells[~settled & ~derived & sensitive]
-    if len(rest) and not deadline.expired:
-        lower, upper = local_witness_bounds(
-            table.A, values, hidden, lb, ub, rest, hops=max(3, len(table.dims)) + 1,
-            deadline=deadline, progress=progress, n_jobs=parallel[0], client=parallel[1])
-        proof = proof.widened(rest, lower, upper)
-        settled = _settled(cells, proof, hidden_cells, tol)
     return proof, settled, derived
 
+
+def _settle(
+    table: Table, attack: IntervalAttack, proof: WitnessBounds, pending: np.ndarray,
+    derived: np.ndarray, tol: float, deadline: Deadline, progress: Progress | None,
+    parallel: tuple[int | None, Any]
+) -> Settlement:
+    """Joint points, relaxations and exact extremes for the requirements of the sensitive
+    cells ``pending`` (a mask over the hidden cells) that the witnesses leave unmet, the
+    ``derived`` cells held at their values (:func:`tabsdc.audit.settle.settle_requirements`,
+    in working units)."""
+    hidden_cells = attack.hidden_cells
+    cells = table.cells.iloc[hidden_cells]
+    a = cells["value"].to_numpy(float)
+    lpl, upl = cells["lpl"].to_numpy(float), cells["upl"].to_numpy(float)
+    targets = (np.where(pending, a - lpl, np.nan), np.where(pending, a + upl, np.nan))
+    return settle_requirements(attack, a, proof.lower[hidden_cells], proof.upper[hidden_cells],
+                               targets, tol * np.maximum(1.0, np.abs(a)), known=derived,
+                               reach=max(3, len(table.dims)) + 1, deadline=deadline,
+                               progress=progress, n_jobs=parallel[0], client=parallel[1])
 
 
 def _respondents(table: Table, hidden: np.ndarray) -> Insiders | None:
@@ -617,19 +675,40 @@ def _settled(cells: pd.DataFrame, proof: WitnessBounds, hidden_cells: np.ndarray
     return (upper - lower > slack) & (meets | ~sensitive)
 
 
+def _maybe_disclosed(a: np.ndarray, proof: WitnessBounds, settlement: Settlement,
+                     hidden_cells: np.ndarray, tol: float) -> np.ndarray:
+    """Exposed cells that no point moves and whose outer bounds are wider than a point:
+    whether they are exactly disclosed needs their exact interval."""
+    lower, upper = proof.lower[hidden_cells], proof.upper[hidden_cells]
+    outer_lower = np.where(np.isnan(settlement.missed_lower), lower, settlement.missed_lower)
+    outer_upper = np.where(np.isnan(settlement.missed_upper), upper, settlement.missed_upper)
+    slack = tol * np.maximum(1.0, np.abs(a))
+    return settlement.exposed & (upper - lower <= slack) & (outer_upper - outer_lower > slack)
+
+
 def _with_witnesses(lp: Intervals, proof: WitnessBounds, hidden_cells: np.ndarray,
-                    settled: np.ndarray, derived: np.ndarray, bounded: np.ndarray
+                    settled: np.ndarray, derived: np.ndarray, settlement: Settlement
                     ) -> Intervals:
-    """The LP intervals with the witnesses' inner bounds where they settle the cell, the
-    point ``[a, a]`` where the relations give the cell away (its values are unmoved in
-    ``proof``), and ``"unsettled"`` (NaN) for the other cells the LP did not bound."""
+    """The LP intervals with the inner bounds of witnesses and points where they settle the
+    cell (``"witness"``), the point ``[a, a]`` where the relations give the cell away (its
+    values are unmoved in ``proof``), the outer bounds that show a missed requirement
+    (``"exposed"``: the other end an inner bound), and ``"unsettled"`` (NaN) for the
+    non-sensitive cells nothing moved. Sensitive cells a limit left open stay
+    ``"not computed"``."""
     lower, upper, status = lp.lower.copy(), lp.upper.copy(), lp.status.copy()
     known = settled | derived
     lower[known] = proof.lower[hidden_cells[known]]
     upper[known] = proof.upper[hidden_cells[known]]
     status[settled] = "witness"
     status[derived] = "derived"
-    status[~known & ~bounded] = "unsettled"
+    exposed = settlement.exposed & ~known & (lp.status == "not computed")
+    lower[exposed] = np.where(np.isnan(settlement.missed_lower), proof.lower[hidden_cells],
+                              settlement.missed_lower)[exposed]
+    upper[exposed] = np.where(np.isnan(settlement.missed_upper), proof.upper[hidden_cells],
+                              settlement.missed_upper)[exposed]
+    status[exposed] = "exposed"
+    status[~known & ~exposed & (lp.status == "not computed") & ~settlement.requested] = (
+        "unsettled")
     return replace(lp, lower=lower, upper=upper, status=status)
 
 

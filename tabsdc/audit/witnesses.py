@@ -23,31 +23,21 @@ here, on the table alone**: the relations (``A d = 0``, one sparse product for a
 pattern (every moved cell hidden) and the bounds (the steps above). A witness failing a
 check is dropped, never trusted.
 
-A cell they leave unsettled gets **local witnesses** (:func:`local_witness_bounds`): the
-two LPs of the attack restricted to the hidden cells within a few relations of it, every
-other cell held at its value. Their optima satisfy every relation of the table (the cells
-held fixed keep theirs), so they are inner bounds too, from an LP of a few hundred cells
-instead of the whole pattern's. A hidden cell that the relations give away by elimination
-(:func:`derived_cells`) has the exact interval ``[a_j, a_j]`` without any LP. Whatever is
-still unsettled gets its exact LP bounds.
+A hidden cell that the relations give away by elimination (:func:`derived_cells`) has the
+exact interval ``[a_j, a_j]`` without any LP. What the witnesses leave unsettled is settled by
+points and outer bounds (:mod:`tabsdc.audit.settle`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.errors import InputError, SolverError
-from tabsdc.network import neighbourhood
-from tabsdc.parallel import parallel_map, resolve_jobs, worker_count
-from tabsdc.progress import Deadline, ProgressReporter
-from tabsdc.solver import HighsModel, LinearProgram
+from tabsdc.errors import InputError
 
-__all__ = ["WitnessBounds", "derived_cells", "local_witness_bounds", "witness_bounds"]
+__all__ = ["WitnessBounds", "derived_cells", "witness_bounds"]
 
 
 @dataclass(frozen=True)
@@ -199,107 +189,3 @@ def derived_cells(A: sp.sparray | sp.spmatrix, hidden: np.ndarray) -> np.ndarray
         found = np.unique(rows.indices[unknown[rows.indices]])
         unknown[found] = False
     return hidden & ~unknown
-
-
-def local_witness_bounds(
-    A: sp.sparray | sp.spmatrix,
-    values: np.ndarray,
-    hidden: np.ndarray,
-    lb: np.ndarray,
-    ub: np.ndarray,
-    cells: np.ndarray,
-    *,
-    hops: int,
-    deadline: Deadline | None = None,
-    progress: Callable[[str], None] | None = None,
-    n_jobs: int | None = 1,
-    client: Any = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Inner bounds of ``cells`` from the attack restricted to their neighbourhoods.
-
-    For each cell ``j``: ``min`` and ``max`` of ``x_j`` over the tables that agree with the
-    true one outside the hidden cells within ``hops`` relations of ``j``
-    (:func:`tabsdc.network.neighbourhood`). Each optimum is a table the intruder cannot rule
-    out, so ``lower <= min x_j`` and ``upper >= max x_j`` hold for the exact interval.
-
-    ``n_jobs``/``client`` share the cells among processes or a Dask cluster
-    (:func:`tabsdc.parallel.parallel_map`, slices of cells in order: the same bounds).
-
-    Returns
-    -------
-    lower, upper : ndarray
-        One entry per cell of ``cells``; NaN where ``deadline`` came first.
-
-    Examples
-    --------
-    ``x0 + x1 = x2``, ``x2 + x3 = x4`` (x4 published): with x0..x3 hidden, x0's
-    neighbourhood within one relation holds x1 and x2, and x2 cannot move without x3, so
-    only x0 and x1 trade; within two relations x0 reaches x4 = 9.
-
-    >>> A = sp.csr_array([[1.0, 1, -1, 0, 0], [0, 0, 1, 1, -1]])
-    >>> a = np.array([2.0, 3, 5, 4, 9])
-    >>> hidden = np.array([True, True, True, True, False])
-    >>> args = (A, a, hidden, np.zeros(5), np.full(5, 100.0), np.array([0]))
-    >>> local_witness_bounds(*args, hops=1)
-    (array([0.]), array([5.]))
-    >>> local_witness_bounds(*args, hops=2)
-    (array([0.]), array([9.]))
-    """
-    deadline = deadline or Deadline(None)
-    cells = np.asarray(cells, dtype=np.int64)
-    problem = _LocalAttack(sp.csc_array(A, dtype=float), np.asarray(values, dtype=float),
-                           np.asarray(hidden, dtype=bool), np.asarray(lb, dtype=float),
-                           np.asarray(ub, dtype=float), hops)
-    if client is None and resolve_jobs(n_jobs) <= 1:
-        return problem.bounds(cells, deadline, progress)
-    workers = worker_count(n_jobs, client)
-    slices = np.array_split(cells, max(1, min(len(cells), 4 * workers)))
-    if progress is not None:
-        progress(f"local witnesses: {len(cells):,} cells in {len(slices)} parallel tasks")
-    parts = parallel_map(problem.task, [(part, deadline.solver_limit()) for part in slices],
-                         n_jobs=n_jobs, client=client)
-    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
-
-
-@dataclass(frozen=True)
-class _LocalAttack:
-    """The attack restricted to neighbourhoods (picklable, for parallel tasks)."""
-
-    A: sp.csc_array
-    values: np.ndarray
-    hidden: np.ndarray
-    lb: np.ndarray
-    ub: np.ndarray
-    hops: int
-
-    def task(self, task: tuple[np.ndarray, float | None]) -> tuple[np.ndarray, np.ndarray]:
-        cells, seconds = task
-        return self.bounds(cells, Deadline(seconds), None)
-
-    def bounds(self, cells: np.ndarray, deadline: Deadline,
-               progress: Callable[[str], None] | None) -> tuple[np.ndarray, np.ndarray]:
-        by_column, by_row = self.A, self.A.tocsr()
-        values, hidden = self.values, self.hidden
-        down, up = values - self.lb, self.ub - values
-        lower, upper = np.full(len(cells), np.nan), np.full(len(cells), np.nan)
-        reporter = ProgressReporter(progress, "local witnesses", len(cells), unit="cells")
-        for k, j in enumerate(cells.tolist()):
-            if deadline.expired:
-                break
-            reporter.update(k)
-            near = neighbourhood(by_column, by_row, j, self.hops)
-            near = near[hidden[near]]
-            block = by_column[:, near].tocsr()
-            rows = np.flatnonzero(np.diff(block.indptr) > 0)
-            model = HighsModel(LinearProgram(
-                c=np.zeros(len(near)), A=block[rows], row_lower=np.zeros(len(rows)),
-                row_upper=np.zeros(len(rows)), col_lower=-down[near], col_upper=up[near]),
-                time_limit=deadline.solver_limit())
-            try:
-                low, high, status = model.column_extremes(np.searchsorted(near, [j]))
-            except SolverError:  # numerically troubled: leave the cell to the exact LP
-                continue
-            if status[0] == "optimal":
-                lower[k], upper[k] = values[j] + low[0], values[j] + high[0]
-        reporter.finish(len(cells))
-        return lower, upper

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import MeasureStatus
 from tabsdc.ckm.ptable import PTable
 
 if TYPE_CHECKING:
@@ -112,7 +114,7 @@ def posterior_matrix(ptable: PTable, prior: np.ndarray) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, eq=False)
-class PerturbationStatistics:
+class PerturbationStatistics(ResultBase):
     """Utility and risk figures of a perturbed count table (see the module text).
 
     Attributes
@@ -142,9 +144,11 @@ class PerturbationStatistics:
     false_nonzeros: int
     seconds: float = 0.0
 
+    statuses = MeasureStatus
+
     @property
-    def status(self) -> str:
-        return "computed"
+    def status(self) -> MeasureStatus:
+        return MeasureStatus.COMPUTED
 
     def disclosure(self) -> pd.DataFrame:
         """Per small published count ``y``: ``P[x = 1 | y]``, ``P[x = 2 | y]``, the most
@@ -169,9 +173,8 @@ class PerturbationStatistics:
         """The deviations by cell-size class."""
         return self.by_size.copy()
 
-    def to_dict(self) -> dict:
-        return {"status": self.status, "seconds": self.seconds,
-                "noise": self.noise.to_dict("records"),
+    def _dict_fields(self) -> dict:
+        return {"noise": self.noise.to_dict("records"),
                 "distances": {k: {q: float(x) for q, x in col.items()}
                               for k, col in self.distances.items()},
                 "by_size": self.by_size.reset_index().to_dict("records"),

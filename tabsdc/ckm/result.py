@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import PerturbationStatus
 from tabsdc.ckm.keys import key_fraction
 from tabsdc.ckm.ptable import PTable
 from tabsdc.ckm.quality import PerturbationStatistics, distance_summary, perturbation_statistics
@@ -32,7 +34,7 @@ def key_fields(record_key: str | None, *, seed: object) -> dict:
 
 
 @dataclass(frozen=True, eq=False)
-class CKMResult:
+class CKMResult(ResultBase):
     """Outcome of :func:`tabsdc.ckm.perturb_counts`.
 
     Attributes
@@ -71,10 +73,12 @@ class CKMResult:
     seed: object = None
     seconds: float = 0.0
 
+    statuses = PerturbationStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> PerturbationStatus:
         """``"perturbed"``: every cell is published with its noise."""
-        return "perturbed"
+        return PerturbationStatus.PERTURBED
 
     @cached_property
     def statistics(self) -> PerturbationStatistics:
@@ -106,9 +110,8 @@ class CKMResult:
             "published": np.round(self.table.values).astype(np.int64)},
             index=self.original.cells.index)
 
-    def to_dict(self) -> dict:
-        return {"status": self.status, "seconds": self.seconds,
-                "cells": self.original.n_cells,
+    def _dict_fields(self) -> dict:
+        return {"cells": self.original.n_cells,
                 "cells_perturbed": int(np.count_nonzero(self.noise)),
                 "ptable": {k: v for k, v in self.ptable.parameters.items()
                            if isinstance(v, (int, float, str, bool)) or v is None},
@@ -132,7 +135,7 @@ class CKMResult:
 
 
 @dataclass(frozen=True, eq=False)
-class MagnitudeResult:
+class MagnitudeResult(ResultBase):
     """Outcome of :func:`tabsdc.ckm.perturb_magnitudes`.
 
     Attributes
@@ -184,10 +187,12 @@ class MagnitudeResult:
     seed: object = None
     seconds: float = 0.0
 
+    statuses = PerturbationStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> PerturbationStatus:
         """``"perturbed"``: every cell is published with its noise."""
-        return "perturbed"
+        return PerturbationStatus.PERTURBED
 
     @property
     def deviations(self) -> np.ndarray:
@@ -240,10 +245,9 @@ class MagnitudeResult:
         frame["published"] = self.table.values
         return frame
 
-    def to_dict(self) -> dict:
+    def _dict_fields(self) -> dict:
         metrics = self._metrics()
-        return {"status": self.status, "seconds": self.seconds,
-                "cells": metrics["cells"], "cells_perturbed": metrics["cells perturbed"],
+        return {"cells": metrics["cells"], "cells_perturbed": metrics["cells perturbed"],
                 "base": self.base, "top_k": self.flex.top_k,
                 "flex": {"small": self.flex.small, "large": self.flex.large,
                          "flex_point": self.flex.flex_point, "q": self.flex.q,

@@ -1,6 +1,6 @@
 """``tabsdc adjust`` (controlled tabular adjustment) and the CTA part of ``tabsdc demo``.
 
-``tabsdc adjust INPUT.jj [--method M] [--cost unit|inverse|cost] [--preserve mean,variance]
+``tabsdc adjust INPUT.jj [--method M] [--cost count|inverse|cost] [--preserve mean,variance]
 [--time-limit S] [--out OUT.jj] [--json OUT.json] [--html OUT.html]`` adjusts the sensitive
 cells (status ``u``, protection levels ``lpl``/``upl``) of a JJ table with
 :func:`tabsdc.cta.adjust`, prints the result's summary and writes the adjusted table, its JSON
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import sys
 from pathlib import Path
 
 from sdcreport import Report, Section
@@ -65,10 +64,8 @@ def add_adjust_command(commands: Commands) -> None:
                         help="milp (exact L1), heuristic (large tables), l2 (least squares "
                         "QP), mdi (MDI-CTA); default %(default)s")
     parser.add_argument("--cost", default=defaults["cost"].default, choices=COSTS,
-                        help="cost per unit of change: unit, inverse (1/value, the default) "
-                        "or the table's cost column (JJ's weight field)")
-    parser.add_argument("--weights", dest="deprecated_weights", choices=[*COSTS, "jj"],
-                        help=argparse.SUPPRESS)
+                        help="cost per unit of change: count (one per cell), inverse (1/value, "
+                        "the default) or the table's cost column (JJ's weight field)")
     parser.add_argument("--preserve", default=None,
                         help="statistics of the interior cells to keep, e.g. mean,variance "
                         "(or correlation)")
@@ -90,20 +87,11 @@ def add_adjust_command(commands: Commands) -> None:
     parser.set_defaults(run=run_adjust)
 
 
-def _cost(args: argparse.Namespace) -> str:
-    """``--cost``, or the deprecated ``--weights`` (said on standard error)."""
-    if args.deprecated_weights is None:
-        return args.cost
-    print("tabsdc adjust: --weights is deprecated and will be removed in the next release; "
-          "use --cost", file=sys.stderr)
-    return "cost" if args.deprecated_weights == "jj" else args.deprecated_weights
-
-
 def run_adjust(args: argparse.Namespace) -> int:
     """Run ``tabsdc adjust``; exit status 0 when every check of the result passes, else 1."""
     table = Table.from_jj(input_file(args.input))
     progress = progress_printer(args)
-    result = adjust(table, args.method, _cost(args), preserve=args.preserve,
+    result = adjust(table, args.method, args.cost, preserve=args.preserve,
                     min_correlation=args.min_correlation,
                     relative_capacity=args.relative_capacity, fix_totals=args.fix_totals,
                     time_limit=time_limit_of(args), seed=args.seed,

@@ -1,14 +1,12 @@
 """``tabsdc audit``: the interval attack on a table with hidden cells, and its verdicts.
 
-``--prior-q Q`` gives the attacker the p/q prior (every value known within Q %); ``--pq Q``,
-its former name, still works for one release with a deprecation message. Exit status 1 when
-a sensitive cell is not protected.
+``--prior-q Q`` gives the attacker the p/q prior (every value known within Q %). Exit status
+1 when a sensitive cell is not protected.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from sdcreport import Report
@@ -44,8 +42,6 @@ def add_audit_command(commands: Commands) -> None:
     parser.add_argument("input", type=Path, help="JJ file (status u/m/x/w = hidden)")
     parser.add_argument("--prior-q", type=float, metavar="Q",
                         help="the attacker knows every value within Q %% (p/q prior)")
-    parser.add_argument("--pq", type=float, metavar="Q", dest="deprecated_pq",
-                        help="former name of --prior-q (deprecated)")
     parser.add_argument("--integer", action="store_true",
                         help="also compute integer bounds (a MILP per bound)")
     parser.add_argument("--release-intervals", action="store_true",
@@ -61,10 +57,6 @@ def run_audit(args: argparse.Namespace) -> int:
     from tabsdc.audit import audit
 
     q = args.prior_q
-    if args.deprecated_pq is not None:
-        print("tabsdc audit: --pq is deprecated and will be removed in the next release; "
-              "use --prior-q", file=sys.stderr)
-        q = args.deprecated_pq if q is None else q
     table = Table.from_jj(input_file(args.input))
     progress = progress_printer(args)
     result = audit(table, prior="pq" if q else "table", q=q, integer=args.integer,

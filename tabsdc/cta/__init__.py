@@ -26,7 +26,6 @@ include the relation-mass LP of :mod:`tabsdc.cta.mass`, which pays for the compe
 move needs in the relations of the moved cell (the LP relaxation does not).
 """
 
-from tabsdc.cta import problem as _problem
 from tabsdc.cta.api import METHODS, adjust, adjust_multivariate
 from tabsdc.cta.constraints import PRESERVABLE
 from tabsdc.cta.mdi import MDI_PROPERTIES, mdi_cta
@@ -48,10 +47,3 @@ __all__ = [
     "PRESERVABLE",
 ]
 
-
-def __getattr__(name: str) -> object:
-    """``WEIGHTS``, the former name of :data:`COSTS`, kept for one release (with a
-    deprecation warning)."""
-    if name == "WEIGHTS":
-        return _problem.WEIGHTS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

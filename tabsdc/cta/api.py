@@ -12,7 +12,6 @@ checks it independently (:mod:`tabsdc.cta.verify`).
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -144,7 +143,6 @@ def adjust(
     alpha: float = 0.05,
     solver: str = "highs",
     progress: Progress | None = None,
-    weights: str | Sequence[float] | np.ndarray | None = None,
 ) -> AdjustmentResult:
     """Protect the sensitive cells of ``table`` by controlled tabular adjustment.
 
@@ -158,13 +156,11 @@ def adjust(
         tables of a million cells; ``"fixed-directions"`` reads the protection directions
         from the LP relaxation and solves one LP for them (the heuristic without its search
         and MILP phase: an answer in seconds, with its certified gap).
-    cost : {"unit", "inverse", "cost"} or array-like
+    cost : {"count", "inverse", "cost"} or array-like
         Cost per unit of change of each cell (:func:`tabsdc.cta.problem.adjustment_costs`;
-        ``"cost"``: the table's ``cost`` column; ``weights=`` is its former name, kept for
-        one release with a deprecation warning);
-        ``"inverse"`` (``1 / |a|``, relative change; zero cells weigh as the smallest
-        non-zero one) is the usual choice. Not used
-        by ``"mdi"``.
+        ``"count"``: one per cell, as the suppression cost ``"count"``; ``"cost"``: the
+        table's ``cost`` column); ``"inverse"`` (``1 / |a|``, relative change; zero cells
+        weigh as the smallest non-zero one) is the usual choice. Not used by ``"mdi"``.
     preserve : str or sequence, optional
         Statistics to keep for each group: ``"mean"``, ``"variance"``, ``"correlation"``
         (``"mean,variance"`` also accepted); see :mod:`tabsdc.cta.constraints`.
@@ -232,13 +228,12 @@ def adjust(
     >>> status = ["s"] * 9; status[4] = "u"
     >>> t = t.with_columns(status=status, lpl=[0, 0, 0, 0, 2, 0, 0, 0, 0],
     ...                    upl=[0, 0, 0, 0, 2, 0, 0, 0, 0])
-    >>> result = adjust(t, "milp", "unit", fix_totals=True)
+    >>> result = adjust(t, "milp", "count", fix_totals=True)
     >>> result.status, result.objective, result.verification.passed
     ('optimal', 8.0, True)
     >>> result.table.pivot().loc[["1", "2"], ["1", "2"]].to_numpy().tolist()
     [[12.0, 3.0], [5.0, 10.0]]
     """
-    cost = _renamed_cost(cost, weights)
     validate_table(table)
     validate_time_limit(time_limit)
     require_highs(solver, "controlled tabular adjustment")
@@ -273,19 +268,6 @@ def adjust(
                    seconds=time.perf_counter() - start, groups=resolved, limits=limits)
 
 
-def _renamed_cost(cost: object, weights: object) -> object:
-    """``weights=`` and the choice ``"jj"`` are the former names of ``cost=`` and ``"cost"``."""
-    if weights is not None:
-        warnings.warn("adjust(weights=...) is now adjust(cost=...)", DeprecationWarning,
-                      stacklevel=3)
-        cost = weights
-    if isinstance(cost, str) and cost == "jj":
-        warnings.warn("the cost 'jj' is now called 'cost' (the table's cost column)",
-                      DeprecationWarning, stacklevel=3)
-        cost = "cost"
-    return cost
-
-
 def _same_structure(tables: Sequence[Table]) -> None:
     if len(tables) < 2:
         raise InputError("multivariate CTA needs at least two tables")
@@ -310,7 +292,6 @@ def adjust_multivariate(
     seed: int | np.random.Generator | None = None,
     solver: str = "highs",
     progress: Progress | None = None,
-    weights: str | Sequence[float] | np.ndarray | None = None,
     **limits: Any,
 ) -> MultivariateAdjustmentResult:
     """Adjust several tables of the same structure together (multivariate CTA).
@@ -351,7 +332,6 @@ def adjust_multivariate(
     >>> result.passed, round(float(c.before), 3), round(float(c.after - c.second_order), 3)
     (True, 170.0, 170.0)
     """
-    cost = _renamed_cost(cost, weights)
     validate_time_limit(time_limit)
     require_highs(solver, "controlled tabular adjustment")
     check_choice("method", method, JOINT_METHODS)

@@ -87,7 +87,7 @@ def lagrangian_bound(
     Examples
     --------
     One relation ``y_0 = y_1 + y_2`` (cell 0 the total), cell 1 sensitive with levels 2,
-    unit costs. With ``pi = 0`` the bound is the protected cell's own cost 2; the optimum
+    cost ``"count"``. With ``pi = 0`` the bound is the protected cell's own cost 2; the optimum
     is 4, since the move must be compensated (the weakness of the LP relaxation of CTA):
 
     >>> import pandas as pd
@@ -95,7 +95,7 @@ def lagrangian_bound(
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
-    >>> p = build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit")
+    >>> p = build_problem(Table(cells, [[-1, 1, 1]], [0]), "count")
     >>> float(lagrangian_bound(p, np.array([0.0]), "l1", incumbent=4.0))
     2.0
     """

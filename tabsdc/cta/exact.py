@@ -32,9 +32,10 @@ from tabsdc.cta.mass import MASS_MAX_NONZEROS, MassJob, mass_nonzeros
 from tabsdc.cta.milp import solve_milp
 from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
-from tabsdc.cta.search import FINISH_SECONDS, Clock
+from tabsdc.cta.search import FINISH_SECONDS
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import NoSolutionError, SolverError
+from tabsdc.progress import Deadline
 from tabsdc.solver import SolveResult
 
 __all__ = ["milp_method", "START_SHARE"]
@@ -72,7 +73,7 @@ def milp_method(
 
     Examples
     --------
-    The total 12 = 7 + 5 with 7 sensitive (up 1 or down 3) and unit costs: the start moves it
+    The total 12 = 7 + 5 with 7 sensitive (up 1 or down 3) and cost "count": the start moves it
     up with its total, and the MILP proves that nothing cheaper exists.
 
     >>> import pandas as pd
@@ -80,19 +81,20 @@ def milp_method(
     >>> from tabsdc.cta.problem import build_problem
     >>> total = Table(pd.DataFrame({"value": [12.0, 7.0, 5.0], "status": ["s", "u", "s"],
     ...                             "lpl": [0, 3.0, 0], "upl": [0, 1.0, 0]}), [[-1, 1, 1]], [0])
-    >>> solution = milp_method(build_problem(total, "unit"), time_limit=30)
+    >>> solution = milp_method(build_problem(total, "count"), time_limit=30)
     >>> solution.y.tolist(), solution.status, solution.details["found_by"]
     ([1.0, 1.0, 0.0], 'optimal', 'fixed directions')
     """
-    clock = Clock(time_limit)
+    deadline = Deadline(time_limit)
     job = None
     if mass_nonzeros(problem) <= MASS_MAX_NONZEROS:
         job = MassJob(problem, within=None if time_limit is None else START_SHARE * time_limit)
     start = None if time_limit is None else _start(problem, START_SHARE * time_limit)
     mass_cuts = None if job is None else job.cuts()
-    left = clock.left()
+    left = deadline.remaining()
     result, up, cuts = solve_milp(
-        problem, time_limit=None if left is None else max(left - FINISH_SECONDS, 0.05 * left),
+        problem, time_limit=(max(left - FINISH_SECONDS, 0.05 * left, 0.01) if deadline.limited
+                             else None),
         mip_gap=mip_gap, cuts=mass_cuts,
         start=None if start is None else (start.y, start.up))
     if result.status == "infeasible":
@@ -110,7 +112,7 @@ def milp_method(
     message = f"MILP (HiGHS): {result.message}"
     same = start is not None and up is not None and np.array_equal(up, start.up)
     if up is not None and not same:  # (the start is already the best for its directions)
-        y = _polished(problem, result, up, clock)
+        y = _polished(problem, result, up, deadline)
         objective, found_by = problem.objective(y), "MILP"
     if start is not None and (up is None or same or start.objective < objective):
         y, up, objective = start.y, start.up, start.objective
@@ -134,11 +136,11 @@ def _start(problem: CTAProblem, seconds: float) -> CTASolution | None:
         return None
 
 
-def _polished(problem: CTAProblem, result: SolveResult, up: np.ndarray, clock: Clock
+def _polished(problem: CTAProblem, result: SolveResult, up: np.ndarray, deadline: Deadline
               ) -> np.ndarray:
     """The MILP's adjustment for its directions ``up``: the LP for them re-solved, then
     :func:`~tabsdc.cta.polish.polish`."""
-    model = L1Model(problem, time_limit=clock.budget())
+    model = L1Model(problem, time_limit=deadline.solver_limit())
     model.fix(up)
     lp = model.solve()
     # the LP can fail where the MILP succeeded (numerics on very large models, the time
@@ -146,4 +148,4 @@ def _polished(problem: CTAProblem, result: SolveResult, up: np.ndarray, clock: C
     source = lp if lp.optimal and lp.x is not None else result
     n = problem.n
     return polish(problem, source.x[:n] - source.x[n:2 * n], up,
-                  seconds=None if clock.limit is None else max(clock.left() - 0.5, 0.2))
+                  seconds=max(deadline.remaining() - 0.5, 0.2) if deadline.limited else None)

@@ -66,7 +66,6 @@ from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
 from tabsdc.cta.search import (
     FINISH_SECONDS,
-    Clock,
     Search,
     blocks,
     consistent_directions,
@@ -74,6 +73,7 @@ from tabsdc.cta.search import (
 )
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import NoSolutionError, SolverError
+from tabsdc.progress import Deadline
 from tabsdc.solver import SolveResult
 
 __all__ = ["heuristic", "fixed_directions", "MILP_PHASE_MAX_CELLS"]
@@ -98,11 +98,11 @@ def _rule_directions(problem: CTAProblem) -> np.ndarray:
     return consistent_directions(problem, own_down - own_up)
 
 
-def _initial(problem: CTAProblem, clock: Clock, share: float
+def _initial(problem: CTAProblem, deadline: Deadline, share: float
              ) -> tuple[L1Model, np.ndarray, np.ndarray | None, dict]:
     """Step 1: relaxation and rounding. Returns the model, the directions, the relaxation's
     row duals (None when it did not finish) and the figures so far."""
-    model = L1Model(problem, time_limit=clock.budget(RELAXATION_SHARE * share))
+    model = L1Model(problem, time_limit=deadline.solver_limit(share=RELAXATION_SHARE * share))
     relaxation = model.relax()
     info: dict = {"relaxation_status": relaxation.status,
                   "relaxation_seconds": round(relaxation.seconds, 3)}
@@ -120,7 +120,7 @@ def _initial(problem: CTAProblem, clock: Clock, share: float
     return model, up, duals, info
 
 
-def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.ndarray | None:
+def _dive(problem: CTAProblem, model: L1Model, deadline: Deadline, info: dict) -> np.ndarray | None:
     """LP diving for directions that admit an adjustment (when rounding found none).
 
     The relaxation is solved; the directions it already decides (a cell moved by its whole
@@ -133,7 +133,7 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
     n = problem.n
     fixed = np.zeros(problem.s, dtype=bool)
     up = problem.can_up.copy()
-    model.set_time_limit(clock.budget())
+    model.set_time_limit(deadline.solver_limit())
     result = model.relax()
     steps = 0
     while result.optimal and result.x is not None:
@@ -161,7 +161,7 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
             steps += 1
             up[cells], fixed[cells] = directions, True
             model.fix(directions, cells)
-            model.set_time_limit(clock.budget())
+            model.set_time_limit(deadline.solver_limit())
             result = model.solve()
             if result.optimal and result.x is not None:
                 break
@@ -173,10 +173,10 @@ def _dive(problem: CTAProblem, model: L1Model, clock: Clock, info: dict) -> np.n
     return None
 
 
-def _solve_fixed(model: L1Model, up: np.ndarray, clock: Clock) -> SolveResult:
+def _solve_fixed(model: L1Model, up: np.ndarray, deadline: Deadline) -> SolveResult:
     """The LP for the directions ``up``: interior point (a fresh start after many bounds
     changed), the dual simplex when that gives no usable point."""
-    model.set_time_limit(clock.budget())
+    model.set_time_limit(deadline.solver_limit())
     model.fix(up)
     result = model.solve(interior=True)
     if result.optimal and result.x is None:  # interior point without a usable point
@@ -187,7 +187,7 @@ def _solve_fixed(model: L1Model, up: np.ndarray, clock: Clock) -> SolveResult:
     return result
 
 
-def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: Clock,
+def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, deadline: Deadline,
                     info: dict) -> Search:
     """Step 2, with three repairs when the rounded directions admit no adjustment (e.g.
     preserved statistics): every cell upward (where it can be, and cells tied the other way
@@ -204,9 +204,9 @@ def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: 
         if attempt == "every cell upward":
             up = upward
         elif attempt == "diving":
-            up = _dive(problem, model, clock, info)
+            up = _dive(problem, model, deadline, info)
         elif attempt == "MILP":
-            milp, up, _ = solve_milp(problem, time_limit=clock.budget())
+            milp, up, _ = solve_milp(problem, time_limit=deadline.solver_limit())
             if milp.status == "infeasible":
                 raise infeasible("the CTA MILP is infeasible")
             if up is None:
@@ -214,12 +214,12 @@ def _first_solution(problem: CTAProblem, model: L1Model, up: np.ndarray, clock: 
                                       f"({milp.message}); try a longer time limit")
         if up is None:
             continue
-        result = _solve_fixed(model, up, clock)
+        result = _solve_fixed(model, up, deadline)
         if result.optimal:
             if attempt != "rounding":
                 info["initial_directions"] += f"; repaired by {attempt}"
-            elif np.any(up != upward) and (clock.limit is None or clock.left(0.5) > 0):
-                other = _solve_fixed(model, upward, clock)
+            elif np.any(up != upward) and deadline.remaining(0.5) > 0:
+                other = _solve_fixed(model, upward, deadline)
                 if other.optimal and other.objective < result.objective:
                     up, result = upward, other
                     info["initial_directions"] += "; every cell upward was better"
@@ -266,40 +266,39 @@ def heuristic(
     -------
     CTASolution
     """
-    clock = Clock(time_limit)
+    deadline = Deadline(time_limit)
     rng = np.random.default_rng(seed)
     with_milp = (milp_phase and time_limit is not None and problem.n <= MILP_PHASE_MAX_CELLS)
     share = SEARCH_SHARE if with_milp else 1.0
-    job = _mass_job(problem, clock, share) if mass_bound else None
-    model, up, relaxation_duals, info = _initial(problem, clock, share)
-    search = _first_solution(problem, model, up, clock, info)
+    job = _mass_job(problem, deadline, share) if mass_bound else None
+    model, up, relaxation_duals, info = _initial(problem, deadline, share)
+    search = _first_solution(problem, model, up, deadline, info)
     info["initial_objective"] = search.objective
-    improve(search, blocks(problem, rng), clock, share, max_passes)
+    improve(search, blocks(problem, rng), deadline, share, max_passes)
     info.update(passes=search.passes, trials=search.trials, accepted=search.accepted,
-                search_objective=search.objective, search_seconds=round(clock.elapsed(), 3))
+                search_objective=search.objective, search_seconds=round(deadline.elapsed(), 3))
     cuts = None
-    if job is not None and (time_limit is None or clock.left() > FINISH_SECONDS):
+    if job is not None and deadline.remaining() > FINISH_SECONDS:
         cuts = job.cuts()
         info.update(mass_seconds=job.seconds, mass_cuts=None if cuts is None else cuts.shape[0])
     milp_bound = None
-    left = clock.left()
-    if with_milp and left is not None and left > FINISH_SECONDS + 0.5:
+    left = deadline.remaining()
+    if with_milp and left > FINISH_SECONDS + 0.5:
         milp, milp_up, _ = solve_milp(problem, time_limit=left - FINISH_SECONDS,
                                       start=(search.y, search.up), cuts=cuts)
         milp_bound = milp.bound
         info.update(milp_status=milp.status, milp_bound=milp.bound,
                     milp_objective=milp.objective, milp_seconds=round(milp.seconds, 3))
-        left = clock.left()
         if (milp_up is not None and milp.objective < search.objective - 1e-9
-                and left is not None and left > 0):
-            model.set_time_limit(clock.budget())
+                and deadline.remaining() > 0):
+            model.set_time_limit(deadline.solver_limit())
             model.fix(milp_up)
             result = model.solve()
             if result.optimal and result.x is not None and result.objective < search.objective:
                 search.up, search.objective = milp_up, result.objective
                 search.y, search.duals = model.adjustment(result), model.duals(result)
     y = polish(problem, search.y, search.up,
-               seconds=None if time_limit is None else max(clock.left() - 0.5, 0.2))
+               seconds=None if time_limit is None else max(deadline.remaining() - 0.5, 0.2))
     objective = problem.objective(y)
     lp_bound, lagrangian = (None if duals is None
                             else lagrangian_bound(problem, duals, "l1", objective)
@@ -316,16 +315,15 @@ def heuristic(
                        gap=gap, message=message, details=info)
 
 
-def _mass_job(problem: CTAProblem, clock: Clock, share: float) -> MassJob | None:
+def _mass_job(problem: CTAProblem, deadline: Deadline, share: float) -> MassJob | None:
     """The mass LP, started at once: with a time limit in the worker process, to be over
     before the MILP phase (or, without one, before the end less :data:`FINISH_SECONDS`);
     None when it would be too large."""
     if mass_nonzeros(problem) > MASS_MAX_NONZEROS:
         return None
-    left = clock.left(share)
-    if left is None:
+    if not deadline.limited:
         return MassJob(problem, within=None)
-    within = left - (FINISH_SECONDS if share == 1.0 else 0.5)
+    within = deadline.remaining(share) - (FINISH_SECONDS if share == 1.0 else 0.5)
     return MassJob(problem, within=within) if within > 1.0 else None
 
 
@@ -352,7 +350,7 @@ def fixed_directions(
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
-    >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"),
+    >>> solution = fixed_directions(build_problem(Table(cells, [[-1, 1, 1]], [0]), "count"),
     ...                             seed=0)
     >>> solution.objective, round(solution.bound, 6), solution.status
     (4.0, 4.0, 'optimal')

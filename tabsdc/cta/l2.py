@@ -43,9 +43,10 @@ from tabsdc.cta.constraints import solve_with_cuts
 from tabsdc.cta.heuristic import heuristic
 from tabsdc.cta.polish import polish
 from tabsdc.cta.problem import CTAProblem
-from tabsdc.cta.search import Clock, Search, blocks, improve
+from tabsdc.cta.search import Search, blocks, improve
 from tabsdc.cta.solution import CTASolution, certify, infeasible
 from tabsdc.errors import InputError, SolverError
+from tabsdc.progress import Deadline
 from tabsdc.solver import LinearProgram, SolveResult
 
 __all__ = ["L2Model", "l2_relaxation", "l2_method", "resolve_directions"]
@@ -75,7 +76,7 @@ class L2Model:
 
     Examples
     --------
-    Total ``y_0 = y_1 + y_2``, cell 1 sensitive (levels 2) moved up, unit costs: the move
+    Total ``y_0 = y_1 + y_2``, cell 1 sensitive (levels 2) moved up, cost "count": the move
     is shared by the total and cell 2 (``y = (1, 2, -1)``, objective 6).
 
     >>> import pandas as pd
@@ -83,7 +84,7 @@ class L2Model:
     >>> from tabsdc.cta.problem import build_problem
     >>> line = Table.from_aggregated(pd.DataFrame({"c": ["x", "y"], "value": [4.0, 6.0]}), ["c"])
     >>> p = build_problem(line.with_columns(status=["s", "u", "s"], lpl=[0, 2, 0], upl=[0, 2, 0]),
-    ...                   "unit")
+    ...                   "count")
     >>> model = L2Model(p)
     >>> model.fix(np.array([True]))
     >>> result = model.solve()
@@ -195,19 +196,19 @@ def l2_method(
     SolverError
         HiGHS stopped without a solution (time limit).
     """
-    clock = Clock(time_limit)
+    deadline = Deadline(time_limit)
     rng = np.random.default_rng(seed)
     relaxed, relaxed_up, relaxed_status = l2_relaxation(
-        problem, rng, time_limit=clock.budget(RELAXATION_SHARE))
+        problem, rng, time_limit=deadline.solver_limit(share=RELAXATION_SHARE))
     given = resolve_directions(problem, directions)
     up = relaxed_up if given is None else given
-    model = L2Model(problem, time_limit=clock.budget())
+    model = L2Model(problem, time_limit=deadline.solver_limit())
     model.fix(up)
     result = model.solve()
     if result.status == "infeasible" and given is None and relaxed_status != "infeasible":
         # directions read from the relaxation may admit no adjustment: take those of the
         # L1 heuristic (repaired by LP diving or the MILP), feasible by construction
-        up = heuristic(problem, time_limit=clock.budget(), seed=rng, max_passes=0,
+        up = heuristic(problem, time_limit=deadline.solver_limit(), seed=rng, max_passes=0,
                        milp_phase=False, mass_bound=False).up
         model.fix(up)
         result = model.solve()
@@ -220,7 +221,7 @@ def l2_method(
     search = Search(model, up, result.objective, model.adjustment(result),
                     model.duals(result))
     if given is None:
-        improve(search, blocks(problem, rng), clock, 1.0, max_passes)
+        improve(search, blocks(problem, rng), deadline, 1.0, max_passes)
     y = polish(problem, search.y, search.up)
     objective = problem.objective(y, "l2")
     lagrangian = (None if search.duals is None

@@ -107,7 +107,7 @@ class MassRelaxation:
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
-    >>> mass = MassRelaxation.of(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"))
+    >>> mass = MassRelaxation.of(build_problem(Table(cells, [[-1, 1, 1]], [0]), "count"))
     >>> from tabsdc.solver import solve
     >>> result = solve(mass.program())
     >>> round(result.objective, 9), mass.bound(result.row_duals, incumbent=4.0)
@@ -289,7 +289,7 @@ class MassJob:
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["s", "u", "s"],
     ...                       "lpl": [0, 2.0, 0], "upl": [0, 2.0, 0]})
-    >>> job = MassJob(build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit"), within=None)
+    >>> job = MassJob(build_problem(Table(cells, [[-1, 1, 1]], [0]), "count"), within=None)
     >>> round(job.bound(incumbent=4.0), 9)
     4.0
     """

@@ -18,7 +18,6 @@ fixed-directions adjustment, its solution polished) is :mod:`tabsdc.cta.exact`.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -27,6 +26,7 @@ import scipy.sparse as sp
 from tabsdc.cta._highs import CTAHighsModel
 from tabsdc.cta.constraints import solve_with_cuts
 from tabsdc.cta.problem import CTAProblem
+from tabsdc.progress import Deadline
 from tabsdc.solver import LinearProgram, SolveOptions, SolveResult
 from tabsdc.solver.isolated import solve_isolated
 
@@ -131,14 +131,14 @@ def solve_milp(
         Cuts added for quadratic limits.
     """
     program = milp_program(problem, cuts)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    deadline = Deadline(time_limit)
     n = problem.n
     x0 = None
     if start is not None:
         y, up = start
         x0 = np.concatenate([np.maximum(y, 0), np.maximum(-y, 0), up.astype(float)])
     model = None
-    if deadline is None:
+    if not deadline.limited:
         model = CTAHighsModel(program, mip_gap=mip_gap)
         if x0 is not None:
             model.set_start(x0)
@@ -147,7 +147,7 @@ def solve_milp(
     def run() -> SolveResult:
         if model is not None:
             return model.solve()
-        left = max(deadline - time.perf_counter(), 1e-3)
+        left = deadline.solver_limit()
         options = SolveOptions(time_limit=left, mip_gap=mip_gap)
         current = _with_rows(program, extra)
         return solve_isolated(current, options, start=x0, within=left)

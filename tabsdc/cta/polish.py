@@ -9,12 +9,11 @@ row residual ``r = [A; E] y`` with the least-norm correction ``d`` on the cells 
 
 from __future__ import annotations
 
-from time import perf_counter
-
 import numpy as np
 from scipy.sparse.linalg import lsqr
 
 from tabsdc.cta.problem import CTAProblem
+from tabsdc.progress import Deadline
 
 __all__ = ["polish", "row_residuals"]
 
@@ -62,7 +61,7 @@ def polish(problem: CTAProblem, y: np.ndarray, up: np.ndarray, *,
     free = np.flatnonzero(room > 1e-6 * np.maximum(1.0, np.abs(problem.values)))
     if free.size == 0:
         return y
-    end = None if seconds is None else perf_counter() + seconds
+    deadline = Deadline(seconds)
     part = matrix[:, free]
     residual = matrix @ y
     for _ in range(0, 10 * len(residual) + 100, ROUND_ITERATIONS):
@@ -75,7 +74,7 @@ def polish(problem: CTAProblem, y: np.ndarray, up: np.ndarray, *,
                 or np.max(np.abs(trial_residual)) >= np.max(np.abs(residual))):
             break
         y, residual = trial, trial_residual
-        if np.all(row_residuals(problem, y) <= EXACT) or (end is not None
-                                                          and perf_counter() >= end):
+        # only the time stops it, not a Ctrl-C: the adjustment kept must be exact
+        if np.all(row_residuals(problem, y) <= EXACT) or deadline.elapsed() >= deadline.seconds:
             break
     return y

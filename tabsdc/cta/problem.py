@@ -18,7 +18,6 @@ capacities ``e_i`` of non-sensitive cells and ``m_i`` of sensitive cells are ``u
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -38,7 +37,6 @@ __all__ = [
     "QuadraticLimit",
     "build_problem",
     "adjustment_costs",
-    "cell_weights",
     "cell_mask",
     "sensitive_mask",
     "fixed_cells",
@@ -47,16 +45,7 @@ __all__ = [
 ]
 
 #: Named costs ``w_i`` of the L1 objective ``sum w_i |y_i|``.
-COSTS = ("unit", "inverse", "cost")
-
-
-def __getattr__(name: str) -> object:
-    """``WEIGHTS``, the former name of :data:`COSTS`, kept for one release."""
-    if name == "WEIGHTS":
-        warnings.warn("tabsdc.cta.WEIGHTS is now tabsdc.cta.COSTS", DeprecationWarning,
-                      stacklevel=2)
-        return COSTS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+COSTS = ("count", "inverse", "cost")
 
 
 @dataclass(frozen=True)
@@ -85,10 +74,9 @@ class CTAProblem:
     Attributes
     ----------
     values, cost, down, up : ndarray, shape (n,)
-        Cell values ``a``, costs ``w >= 0`` per unit of change (``weights`` is the former
-        name of ``cost``, kept for one release), largest decrease and increase (``>= 0``,
-        ``inf`` for no limit). For sensitive cells ``up``/``down`` are the finite
-        capacities ``m_i`` of the protected move.
+        Cell values ``a``, costs ``w >= 0`` per unit of change, largest decrease and
+        increase (``>= 0``, ``inf`` for no limit). For sensitive cells ``up``/``down`` are
+        the finite capacities ``m_i`` of the protected move.
     A : scipy.sparse.csr_array, shape (m, n)
         Relations; the adjustment satisfies ``A y = 0``.
     sensitive : ndarray of int, shape (s,)
@@ -186,13 +174,6 @@ class CTAProblem:
         terms = np.abs(y) if kind == "l1" else y * y
         return float(self.cost @ terms)
 
-    @property
-    def weights(self) -> np.ndarray:
-        """The former name of :attr:`cost`, kept for one release."""
-        warnings.warn("CTAProblem.weights is now CTAProblem.cost", DeprecationWarning,
-                      stacklevel=2)
-        return self.cost
-
     @classmethod
     def stack(cls, problems: Sequence[CTAProblem]) -> CTAProblem:
         """One problem holding several independent ones (cells concatenated in order).
@@ -253,16 +234,16 @@ def adjustment_costs(table: Table, cost: str | Sequence[float] | np.ndarray) -> 
     Parameters
     ----------
     table : Table
-    cost : {"unit", "inverse", "cost"} or array-like of shape (n,)
-        ``"unit"``: 1; ``"inverse"``: ``1 / max(|a_i|, a_min)`` with ``a_min`` the smallest
-        non-zero ``|a|`` of the table (relative changes; the floor keeps zero cells finite
-        and, being in the table's own units, makes the costs - and the optimal
-        adjustment - independent of the unit of the values: a table in euros and the same
-        table in thousands of euros are adjusted alike. On count tables holding a 1 it is
-        the ``1 / max(a_i, 1)`` of Castro's CTA instances, whose quadratic terms are
-        ``2 / max(a_i, 1)``); ``"cost"``: the table's ``cost`` column (JJ's weight field;
-        ``"jj"`` is its former name, kept for one release); or one non-negative number per
-        cell.
+    cost : {"count", "inverse", "cost"} or array-like of shape (n,)
+        ``"count"``: 1 (the number of cells changed, as the suppression cost ``"count"``);
+        ``"inverse"``: ``1 / max(|a_i|, a_min)`` with ``a_min`` the smallest non-zero
+        ``|a|`` of the table (relative changes; the floor keeps zero cells finite and, being
+        in the table's own units, makes the costs - and the optimal adjustment - independent
+        of the unit of the values: a table in euros and the same table in thousands of
+        euros are adjusted alike. On count tables holding a 1 it is the ``1 / max(a_i, 1)``
+        of Castro's CTA instances, whose quadratic terms are ``2 / max(a_i, 1)``);
+        ``"cost"``: the table's ``cost`` column (JJ's weight field); or one non-negative
+        number per cell.
 
     Returns
     -------
@@ -284,12 +265,8 @@ def adjustment_costs(table: Table, cost: str | Sequence[float] | np.ndarray) -> 
     """
     a = table.values
     if isinstance(cost, str):
-        if cost == "jj":
-            warnings.warn("the cost 'jj' is now called 'cost' (the table's cost column)",
-                          DeprecationWarning, stacklevel=2)
-            cost = "cost"
         check_choice("cost", cost, COSTS, also="an array of one cost per cell")
-        if cost == "unit":
+        if cost == "count":
             return np.ones(table.n_cells)
         if cost == "inverse":
             return 1.0 / np.maximum(np.abs(a), smallest_magnitude(a))
@@ -303,13 +280,6 @@ def adjustment_costs(table: Table, cost: str | Sequence[float] | np.ndarray) -> 
         raise InputError(f"{table.cell_labels(bad[:1])[0]} has cost {w[bad[0]]}; costs "
                          "must be finite and non-negative")
     return w
-
-
-def cell_weights(table: Table, weights: str | Sequence[float] | np.ndarray) -> np.ndarray:
-    """The former name of :func:`adjustment_costs`, kept for one release."""
-    warnings.warn("tabsdc.cta.problem.cell_weights is now adjustment_costs",
-                  DeprecationWarning, stacklevel=2)
-    return adjustment_costs(table, weights)
 
 
 def cell_mask(table: Table, cells: object, what: str) -> np.ndarray:
@@ -372,7 +342,6 @@ def build_problem(
     sensitive_capacity: float | Sequence[float] | None = None,
     fixed: object = None,
     fix_totals: bool = False,
-    weights: str | Sequence[float] | np.ndarray | None = None,
 ) -> CTAProblem:
     """The CTA problem of a table (see :func:`tabsdc.cta.adjust` for the parameters).
 
@@ -382,8 +351,7 @@ def build_problem(
     further limited by ``capacity`` (absolute) and ``relative_capacity`` (fraction of
     ``|a|``). A sensitive cell moves by at most ``sensitive_capacity`` (default: the sum of
     the protection levels of all sensitive cells, and never beyond its a-priori bounds).
-    ``cost`` is as in :func:`adjustment_costs` (``weights=`` is its former name, kept for
-    one release with a deprecation warning).
+    ``cost`` is as in :func:`adjustment_costs`.
 
     Raises
     ------
@@ -392,10 +360,6 @@ def build_problem(
         (``a - lpl < lb`` and ``a + upl > ub`` or above its capacity), naming the cell; bad
         costs or capacities.
     """
-    if weights is not None:
-        warnings.warn("build_problem(weights=...) is now build_problem(cost=...)",
-                      DeprecationWarning, stacklevel=2)
-        cost = weights
     cells = table.cells
     a = table.values
     n = table.n_cells

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -11,8 +10,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
 from sdcreport.numbers import format_numbers
 from sdcreport.report import jsonable
+from sdcreport.statuses import AdjustmentStatus
 from tabsdc.cta.constraints import resolve_groups
 from tabsdc.cta.problem import QuadraticLimit
 from tabsdc.cta.quality import group_statistics, quality_figures
@@ -40,7 +41,7 @@ def _fmt(value: float | None, digits: int = 6) -> str:
 
 
 @dataclass(frozen=True)
-class AdjustmentResult:
+class AdjustmentResult(ResultBase):
     """An adjusted table with its certificate, checks and quality figures.
 
     Keeps the result contract of :mod:`sdcreport.contract` (``passed`` is its
@@ -51,8 +52,7 @@ class AdjustmentResult:
     original : Table
         The table given to the method.
     table : Table
-        The same table with the published (adjusted) values (``adjusted`` is its former
-        name, kept for one release).
+        The same table with the published (adjusted) values.
     method : str
         ``"milp"``, ``"heuristic"``, ``"l2"`` or ``"mdi"``.
     status : str
@@ -101,6 +101,8 @@ class AdjustmentResult:
     details: dict[str, Any] = field(default_factory=dict)
     interrupted: bool = False
 
+    statuses = AdjustmentStatus
+
     @classmethod
     def build(
         cls,
@@ -147,13 +149,6 @@ class AdjustmentResult:
     def values(self) -> np.ndarray:
         """The adjusted values (a copy)."""
         return self.table.values
-
-    @property
-    def adjusted(self) -> Table:
-        """The former name of :attr:`table` (the adjusted table), kept for one release."""
-        warnings.warn("AdjustmentResult.adjusted is now AdjustmentResult.table (the input is "
-                      ".original)", DeprecationWarning, stacklevel=2)
-        return self.table
 
     @property
     def passed(self) -> bool:
@@ -238,21 +233,21 @@ class AdjustmentResult:
                                       else "CHECKS FAILED"))
         return "\n".join(lines)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready figures: ``status``, ``objective``, ``bound``, ``gap``,
+    def _dict_fields(self) -> dict[str, Any]:
+        """Plain JSON-ready figures: ``objective``, ``bound``, ``gap``,
         ``l1_distance``, ``additive``, ``protected`` and more (the CLI's ``--json``)."""
         frame = self.original.in_hierarchy_order(self.to_frame().iloc[self.sensitive])
         labels = self.original.cell_labels(self.sensitive)
         v = self.verification
         out = {
-            "method": self.method, "status": self.status, "objective": self.objective,
+            "method": self.method, "objective": self.objective,
             "objective_kind": OBJECTIVES[self.method], "bound": self.bound, "gap": self.gap,
             "l1_distance": self.figures["l1_distance"],
             "l2_distance": self.figures["l2_distance"],
             "additive": v.additive, "protected": v.protected,
             "within_bounds": v.within_bounds, "nonnegative": v.nonnegative,
             "fixed_unchanged": v.fixed_unchanged, "passed": v.passed,
-            "interrupted": self.interrupted, "seconds": self.seconds, "message": self.message,
+            "interrupted": self.interrupted, "message": self.message,
             "figures": dict(self.figures), "verification": v.to_dict(),
             "statistics": self.statistics.reset_index().to_dict(orient="records"),
             "details": dict(self.details),
@@ -352,7 +347,7 @@ class AdjustmentResult:
 
 
 @dataclass(frozen=True)
-class MultivariateAdjustmentResult:
+class MultivariateAdjustmentResult(ResultBase):
     """Several tables of the same structure adjusted together (multivariate CTA).
 
     Keeps the result contract of :mod:`sdcreport.contract`: ``original`` and ``table`` are
@@ -380,6 +375,8 @@ class MultivariateAdjustmentResult:
     seconds: float
     covariance: pd.DataFrame
     details: dict[str, Any] = field(default_factory=dict)
+
+    statuses = AdjustmentStatus
 
     @property
     def original(self) -> tuple[Table, ...]:
@@ -415,11 +412,11 @@ class MultivariateAdjustmentResult:
         return pd.concat({k: r.to_frame() for k, r in enumerate(self.results)},
                          names=["table"])
 
-    def to_dict(self) -> dict[str, Any]:
+    def _dict_fields(self) -> dict[str, Any]:
         return jsonable({
-            "method": self.method, "status": self.status, "objective": self.objective,
+            "method": self.method, "objective": self.objective,
             "bound": self.bound, "gap": self.gap, "passed": self.passed,
-            "seconds": self.seconds, "message": self.message,
+            "message": self.message,
             "covariance": self.covariance.to_dict(orient="records"),
             "tables": [r.to_dict() for r in self.results], "details": dict(self.details),
         })

@@ -23,7 +23,7 @@ said).
 
 Scaling a table by ``10^k`` (values, bounds, protection levels) thus gives the same scaled
 model up to a factor in ``[1/sqrt(2), sqrt(2)]``: the adjustment scales with the table and
-its cost with ``10^k`` (unit costs) or not at all (inverse costs).
+its cost with ``10^k`` (cost ``"count"``) or not at all (inverse costs).
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ tabular adjustment", *Computers & Operations Research* 38(12), 1826-1835, 2011.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,11 +23,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from tabsdc import interrupts
 from tabsdc.cta.problem import CTAProblem
+from tabsdc.progress import Deadline
 from tabsdc.solver import SolveResult
 
-__all__ = ["FINISH_SECONDS", "Clock", "DirectionModel", "Search", "blocks", "improve",
+__all__ = ["FINISH_SECONDS", "DirectionModel", "Search", "blocks", "improve",
            "direction_groups", "consistent_directions"]
 
 
@@ -49,34 +48,6 @@ class DirectionModel(Protocol):
 #: Seconds a time-limited CTA method keeps at its end for the last LP, the polishing and the
 #: bounds, so that the whole call ends within its time limit.
 FINISH_SECONDS = 2.0
-
-
-class Clock:
-    """Wall-clock budget: ``left(share)`` is the time left of ``share * limit``; none is
-    left once a Ctrl-C has stopped the search (:func:`tabsdc.interrupts.stopping`), so an
-    interrupt ends the search as its time limit would."""
-
-    def __init__(self, limit: float | None) -> None:
-        self.start = time.perf_counter()
-        self.limit = limit
-
-    def elapsed(self) -> float:
-        """Seconds since the start."""
-        return time.perf_counter() - self.start
-
-    def left(self, share: float = 1.0) -> float | None:
-        """Seconds left of ``share * limit`` (negative when over or interrupted; None without
-        a limit)."""
-        if interrupts.stopping():
-            return -1.0
-        if self.limit is None:
-            return None
-        return self.limit * share - self.elapsed()
-
-    def budget(self, share: float = 1.0) -> float | None:
-        """:meth:`left` as a solver time limit: at least a millisecond."""
-        left = self.left(share)
-        return None if left is None else max(left, 1e-3)
 
 
 @dataclass
@@ -138,7 +109,7 @@ def direction_groups(problem: CTAProblem) -> tuple[np.ndarray, np.ndarray]:
     >>> cells = pd.DataFrame({"value": [5.0, 5.0, -5.0], "status": ["u"] * 3, "lpl": 1.0,
     ...                       "upl": 1.0, "lb": -10.0})
     >>> group, sign = direction_groups(build_problem(
-    ...     Table(cells, [[1, -1, 0], [0, 1, 1]], [0, 0]), "unit"))
+    ...     Table(cells, [[1, -1, 0], [0, 1, 1]], [0, 0]), "count"))
     >>> bool(group[0] == group[1] == group[2]), sign.tolist()
     (True, [1, 1, -1])
     """
@@ -176,7 +147,7 @@ def consistent_directions(problem: CTAProblem, score: np.ndarray) -> np.ndarray:
     >>> from tabsdc.cta.problem import build_problem
     >>> cells = pd.DataFrame({"value": [10.0, 4.0, 6.0], "status": ["u"] * 3, "lpl": 1.0,
     ...                       "upl": 1.0})
-    >>> p = build_problem(Table(cells, [[-1, 1, 1]], [0]), "unit")
+    >>> p = build_problem(Table(cells, [[-1, 1, 1]], [0]), "count")
     >>> consistent_directions(p, np.array([0.9, -0.2, -0.8])).tolist()
     [True, True, False]
     """
@@ -248,21 +219,20 @@ def blocks(problem: CTAProblem, rng: np.random.Generator) -> list[np.ndarray]:
     return [found[i] for i in order]
 
 
-def improve(search: Search, order: list[np.ndarray], clock: Clock, share: float,
+def improve(search: Search, order: list[np.ndarray], deadline: Deadline, share: float,
             max_passes: int) -> None:
     """Flip block after block (keeping improvements) until a pass brings nothing, the pass
-    limit, or ``share`` of the clock's budget is used."""
+    limit, or ``share`` of the deadline's limit is used (or a Ctrl-C stops the search)."""
     model = search.model
     for _ in range(max_passes):
         improved = False
         search.passes += 1
         for block in order:
-            left = clock.left(share)
-            if left is not None and left <= 0:
+            if deadline.remaining(share) <= 0:
                 return
             trial = search.up.copy()
             trial[block] = ~trial[block]
-            model.set_time_limit(clock.budget(share))
+            model.set_time_limit(deadline.solver_limit(share=share))
             model.fix(trial)
             tolerance = 1e-9 * max(1.0, abs(search.objective))
             result = model.solve(cutoff=search.objective - tolerance)

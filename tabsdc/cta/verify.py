@@ -28,6 +28,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import CheckStatus
 from tabsdc.cta.constraints import CUT_TOLERANCE
 from tabsdc.cta.problem import QuadraticLimit, sensitive_mask, smallest_magnitude
 from tabsdc.table import DEFAULT_TOLERANCE
@@ -44,7 +46,7 @@ _SHOWN = 5
 
 
 @dataclass(frozen=True)
-class Verification:
+class Verification(ResultBase):
     """Outcome of :func:`verify_adjustment`; ``passed`` is the conjunction of all checks.
 
     Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"passed"`` or
@@ -84,10 +86,12 @@ class Verification:
         return (self.additive and self.protected and self.within_bounds
                 and self.fixed_unchanged and self.preserved_ok and self.limits_ok)
 
+    statuses = CheckStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> CheckStatus:
         """``"passed"`` when every check holds, else ``"failed"``."""
-        return "passed" if self.passed else "failed"
+        return CheckStatus.PASSED if self.passed else CheckStatus.FAILED
 
     def lines(self) -> list[str]:
         """One line per check, for summaries."""
@@ -132,10 +136,9 @@ class Verification:
         return pd.DataFrame(rows, columns=["check", "passed", "failing cells"]).set_index(
             "check")
 
-    def to_dict(self) -> dict[str, Any]:
+    def _dict_fields(self) -> dict[str, Any]:
         """Plain values for JSON."""
         return {
-            "status": self.status, "seconds": self.seconds,
             "passed": self.passed, "additive": self.additive,
             "max_relation_residual": self.max_relation_residual,
             "protected": self.protected, "unprotected_cells": list(self.unprotected_cells),

@@ -33,8 +33,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import FitStatus
 from tabsdc.errors import InputError
-from tabsdc.validation import renamed_keyword
 
 if TYPE_CHECKING:
     from sdcreport import Section
@@ -53,7 +54,7 @@ class FitError(InputError):
 
 
 @dataclass(frozen=True)
-class IPFResult:
+class IPFResult(ResultBase):
     """Outcome of :func:`ipf`; keeps the result contract of :mod:`sdcreport.contract`.
 
     Attributes
@@ -76,11 +77,13 @@ class IPFResult:
     converged: bool
     seconds: float = 0.0
 
+    statuses = FitStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> FitStatus:
         """``"converged"`` (every margin within the tolerance) or ``"not converged"``
         (stopped at ``max_sweeps`` or stalled)."""
-        return "converged" if self.converged else "not converged"
+        return FitStatus.CONVERGED if self.converged else FitStatus.NOT_CONVERGED
 
     def summary(self) -> str:
         """One line: status, sweeps, largest margin residual, time."""
@@ -92,14 +95,14 @@ class IPFResult:
         """One row per cell: the fitted value."""
         return pd.DataFrame({"fitted": self.fitted}).rename_axis("cell")
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values: ``status``, ``sweeps``, ``max_residual``, ``converged``,
-        ``seconds`` and the ``fitted`` values."""
+    def _dict_fields(self) -> dict[str, Any]:
+        """Plain JSON values: ``sweeps``, ``max_residual``, ``converged``
+        and the ``fitted`` values."""
         from sdcreport.report import jsonable
 
-        return jsonable({"status": self.status, "sweeps": self.sweeps,
+        return jsonable({"sweeps": self.sweeps,
                          "max_residual": self.max_residual, "converged": self.converged,
-                         "seconds": self.seconds, "fitted": self.fitted})
+                         "fitted": self.fitted})
 
     def to_report(self) -> Section:
         """A report section with the key figures."""
@@ -134,7 +137,6 @@ def _disjoint_blocks(margins: sp.csr_array) -> list[np.ndarray]:
     return [np.array(sorted(b)) for b in blocks]
 
 
-@renamed_keyword("seed", "start")
 def ipf(
     start: np.ndarray,
     margins: sp.sparray,
@@ -150,9 +152,7 @@ def ipf(
     Parameters
     ----------
     start : ndarray, shape (c,)
-        Starting table (non-negative; fixed cells already at their fixed values). ``seed``
-        is its former name, kept for one release with a deprecation warning (``seed``
-        elsewhere in the toolkit is the random seed).
+        Starting table (non-negative; fixed cells already at their fixed values).
     margins : sparse matrix, shape (k, c)
         0/1 rows: which cells each margin sums.
     targets : ndarray, shape (k,)

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import ProtectionStatus
 from tabsdc.audit import IntervalAttack
 from tabsdc.errors import InputError
 from tabsdc.rounding.statistics import AUDITED_METHODS
@@ -97,7 +99,7 @@ def release_box(
 
 
 @dataclass(frozen=True)
-class RoundingAudit:
+class RoundingAudit(ResultBase):
     """Ranges of the original values an intruder can infer from a rounded release.
 
     A check in the sense of :mod:`sdcreport.contract`: ``passed`` when every range was
@@ -153,13 +155,15 @@ class RoundingAudit:
         """No original value can be recovered exactly, and every range was computed."""
         return self.complete and self.n_exact == 0
 
+    statuses = ProtectionStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> ProtectionStatus:
         """``"protected"``, ``"not protected"`` (some cell is exact) or ``"time-limited"``
         (some ranges were not computed in time: the release is not shown safe)."""
         if not self.complete:
-            return "time-limited"
-        return "protected" if self.passed else "not protected"
+            return ProtectionStatus.TIME_LIMITED
+        return ProtectionStatus.PROTECTED if self.passed else ProtectionStatus.NOT_PROTECTED
 
     def flagged(self) -> pd.DataFrame:
         """Cells that are exact or narrow."""
@@ -176,10 +180,9 @@ class RoundingAudit:
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
 
-    def to_dict(self) -> dict:
+    def _dict_fields(self) -> dict:
         flagged = self.flagged().reset_index()
-        return {"status": self.status, "passed": self.passed, "seconds": self.seconds,
-                "min_width": self.min_width, "integer": self.integer,
+        return {"passed": self.passed, "min_width": self.min_width, "integer": self.integer,
                 "cells": len(self.frame), "narrowed_by_additivity": self.n_tightened,
                 "narrow": self.n_narrow, "exact": self.n_exact,
                 "flagged": [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}

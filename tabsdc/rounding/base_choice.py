@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from time import perf_counter
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import BaseChoiceStatus
 from tabsdc.errors import InputError
 from tabsdc.rounding.api import round_table
 from tabsdc.rounding.rules import check_base
@@ -39,7 +42,7 @@ CRITERIA = ("expected", "bound")
 
 
 @dataclass(frozen=True)
-class BaseChoice:
+class BaseChoice(ResultBase):
     """Outcome of :func:`choose_base`.
 
     Attributes
@@ -51,6 +54,11 @@ class BaseChoice:
         ``slides' bound``, ``df``, ``critical`` and ``significant``.
     method, criterion : str
     alpha : float
+    seconds : float
+        Time taken.
+
+    Keeps the result contract of :mod:`sdcreport.contract` (``status`` is ``"chosen"``, or
+    ``"none acceptable"`` when every candidate is significant).
     """
 
     base: int | None
@@ -58,6 +66,14 @@ class BaseChoice:
     method: str
     criterion: str
     alpha: float
+    seconds: float
+
+    statuses = BaseChoiceStatus
+
+    @property
+    def status(self) -> BaseChoiceStatus:
+        """``"chosen"``, or ``"none acceptable"`` when U is significant for every candidate."""
+        return BaseChoiceStatus.NONE_ACCEPTABLE if self.base is None else BaseChoiceStatus.CHOSEN
 
     def summary(self) -> str:
         chosen = "none is acceptable" if self.base is None else f"base {self.base}"
@@ -66,6 +82,13 @@ class BaseChoice:
 
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
+
+    def _dict_fields(self) -> dict[str, Any]:
+        """The chosen base, the method, criterion and level, one record per candidate."""
+        from sdcreport.report import jsonable
+
+        return jsonable({"base": self.base, "method": self.method, "criterion": self.criterion,
+                         "alpha": self.alpha, "candidates": self.frame.to_dict("records")})
 
     def to_report(self) -> Section:
         from sdcreport import Section
@@ -121,9 +144,10 @@ def choose_base(
     >>> cells = pd.DataFrame({"c": [f"k{i}" for i in range(20)],
     ...                       "value": [float(v) for v in range(100, 120)]})
     >>> choice = choose_base(Table.from_aggregated(cells, ["c"]), (2, 5, 10, 50))
-    >>> choice.base
-    10
+    >>> choice.base, choice.status
+    (10, 'chosen')
     """
+    start = perf_counter()
     check_choice("criterion", criterion, CRITERIA)
     if not 0 < alpha < 1:
         raise InputError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -151,4 +175,4 @@ def choose_base(
     frame = pd.DataFrame(rows)
     acceptable = frame.loc[~frame["significant"], "base"]
     chosen = int(acceptable.max()) if len(acceptable) else None
-    return BaseChoice(chosen, frame, method, criterion, alpha)
+    return BaseChoice(chosen, frame, method, criterion, alpha, perf_counter() - start)

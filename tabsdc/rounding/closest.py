@@ -63,13 +63,13 @@ problems", *CP 1998*, LNCS 1520, 417-431.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from tabsdc.errors import InputError, NoSolutionError, SolverError
+from tabsdc.progress import Deadline
 from tabsdc.rounding.incumbent import AdditiveRounding, IntegerSolutions, extra_steps
 from tabsdc.solver import LinearProgram, SolveResult, solve
 from tabsdc.solver.problem import relative_gap
@@ -356,10 +356,6 @@ class ParametricFormulation:
         return self.q + self.G @ np.round(x[:self.k]) + self.h
 
 
-def _deadline_left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(deadline - time.perf_counter(), 1e-3)
-
-
 def closest_additive_rounding(
     table: Table,
     base: int,
@@ -431,8 +427,7 @@ def closest_additive_rounding(
     """
     if not (isinstance(max_steps, int) and not isinstance(max_steps, bool) and max_steps >= 1):
         raise InputError(f"max_steps must be a positive integer, got {max_steps!r}")
-    deadline = None if time_limit is None else \
-        time.perf_counter() + (1 - FINISH_SHARE) * time_limit
+    deadline = Deadline(time_limit)
     adjacent = (r > 0).astype(float)
     form: CellFormulation | ParametricFormulation
     if incumbent is not None and incumbent.solutions.G.nnz <= PARAMETRIC_FILL * table.A.nnz:
@@ -445,21 +440,20 @@ def closest_additive_rounding(
             not table.failing_relations(values=base * incumbent.multiples).size:
         best = incumbent.multiples.astype(float)
     first, neighbourhoods, steps_bound = None, 0, 0
-    left = _deadline_left(deadline)
+    left = deadline.solver_limit(share=1 - FINISH_SHARE)
     if best is not None and not extra_steps(best, q, adjacent).any():
         pass                                            # no extra step: nothing to prove
     elif best is not None and left is not None and left < MIN_PHASE_SECONDS:
         pass                                            # no time: the start is the answer
     else:
         if best is not None and isinstance(form, ParametricFormulation):
-            search_end = None if time_limit is None else \
-                time.perf_counter() + NEIGHBOURHOOD_SHARE * time_limit
+            search = Deadline(None if time_limit is None else NEIGHBOURHOOD_SHARE * time_limit)
             improved, neighbourhoods = _neighbourhood_search(
-                form, best, q, adjacent, solver, search_end, np.random.default_rng(seed))
+                form, best, q, adjacent, solver, search, np.random.default_rng(seed))
             if _key(improved, q, adjacent, base, table.values) < \
                     _key(best, q, adjacent, base, table.values):
                 best, found_by = improved, "neighbourhood search"
-        left = _deadline_left(deadline)
+        left = deadline.solver_limit(share=1 - FINISH_SHARE)
         first = solve(form.steps_program(), solver, mip_gap=mip_gap,
                       start=None if best is None else form.encode(best, False),
                       time_limit=None if left is None else STEPS_SHARE * left, within=left)
@@ -482,7 +476,7 @@ def closest_additive_rounding(
     least = int(extra_steps(best, q, adjacent).sum())
     steps_bound = max(0, steps_at_least, min(steps_bound, least))
     second = None
-    left = _deadline_left(deadline)
+    left = deadline.solver_limit(share=1 - FINISH_SHARE)
     if left is None or left >= MIN_PHASE_SECONDS:
         second = solve(form.deviation_program(least), solver, within=left,
                        mip_gap=mip_gap, start=form.encode(best, True))
@@ -511,7 +505,7 @@ def _key(multiples: np.ndarray, q: np.ndarray, adjacent: np.ndarray, base: int,
 
 
 def _neighbourhood_search(form: ParametricFormulation, multiples: np.ndarray, q: np.ndarray,
-                          adjacent: np.ndarray, solver: str, end: float | None,
+                          adjacent: np.ndarray, solver: str, deadline: Deadline,
                           rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """Large neighbourhood search on the extra steps (module docstring); returns the best
     multiples and the number of MILPs solved."""
@@ -519,7 +513,7 @@ def _neighbourhood_search(form: ParametricFormulation, multiples: np.ndarray, q:
     w = multiples[form.free] - q[form.free]
     steps = extra_steps(multiples, q, adjacent)
     size, solved, idle = min(NEIGHBOURHOOD, form.k), 0, 0
-    while steps.any() and size < form.k and (end is None or end - time.perf_counter() > 0.5):
+    while steps.any() and size < form.k and deadline.remaining() > 0.5:
         chosen = np.zeros(form.k, dtype=bool)
         for cell in rng.permutation(np.flatnonzero(steps)):
             chosen[G.indices[G.indptr[cell]:G.indptr[cell + 1]]] = True
@@ -531,7 +525,7 @@ def _neighbourhood_search(form: ParametricFormulation, multiples: np.ndarray, q:
                               replace=False)] = True
         program, start = form.neighbourhood_program(chosen, w)
         result = solve(program, solver, time_limit=NEIGHBOURHOOD_SECONDS, start=start,
-                       within=None if end is None else end - time.perf_counter())
+                       within=deadline.solver_limit())
         solved += 1
         if not result.has_solution:
             size = max(10, size // 2)

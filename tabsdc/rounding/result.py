@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import RoundingStatus
 from tabsdc.rounding.audit import RoundingAudit
 from tabsdc.rounding.rules import RULES
 from tabsdc.rounding.statistics import (
@@ -26,7 +28,7 @@ __all__ = ["RoundingResult"]
 
 
 @dataclass(frozen=True, eq=False)
-class RoundingResult:
+class RoundingResult(ResultBase):
     """Outcome of :func:`tabsdc.rounding.round_table`.
 
     Attributes
@@ -97,6 +99,8 @@ class RoundingResult:
     steps_bound: int | None = None
     seconds: float = 0.0
     interrupted: bool = False
+
+    statuses = RoundingStatus
 
     # -- key figures ---------------------------------------------------------------------------
     @property
@@ -171,11 +175,11 @@ class RoundingResult:
             frame = frame.join(self.audit.frame[["lower", "upper", "exact", "narrow"]])
         return frame
 
-    def to_dict(self) -> dict:
-        """JSON-ready: ``status, base, method, total_abs_deviation, max_abs_deviation,
+    def _dict_fields(self) -> dict:
+        """JSON-ready: ``base, method, total_abs_deviation, max_abs_deviation,
         additive`` and more (statistics, audit, solver figures, non-adjacent cells)."""
         result = {
-            "status": self.status, "base": self.base, "method": self.method,
+            "base": self.base, "method": self.method,
             "total_abs_deviation": self.total_abs_deviation,
             "max_abs_deviation": self.max_abs_deviation, "additive": self.additive,
             "max_residual": self.max_residual, "exists": self.exists, "engine": self.engine,
@@ -183,7 +187,6 @@ class RoundingResult:
             "adjacent": self.adjacent, "interrupted": self.interrupted,
             "seed": self.seed if isinstance(self.seed, int) else None,
             "note": self.note, "statistics": self.statistics.to_dict(),
-            "seconds": self.seconds,
         }
         if self.solve is not None:
             result["solve"] = {"solver": self.solve.solver, "status": self.solve.status,

@@ -52,6 +52,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import RoundingStatus
 from tabsdc import structure
 from tabsdc.errors import InputError
 from tabsdc.hierarchy import DEFAULT_TOTAL, Hierarchy
@@ -320,7 +322,7 @@ def round_table_small_counts(
 
 
 @dataclass(frozen=True, eq=False)
-class SmallCountResult:
+class SmallCountResult(ResultBase):
     """Outcome of :func:`round_small_counts`: linked count tables rounded consistently.
 
     Attributes
@@ -347,10 +349,12 @@ class SmallCountResult:
     seed: object = None
     seconds: float = 0.0
 
+    statuses = RoundingStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> RoundingStatus:
         """``"rounded"``."""
-        return "rounded"
+        return RoundingStatus.ROUNDED
 
     def utility(self) -> pd.DataFrame:
         """Per table: cells, cells changed, sum and largest ``|deviation|``, root mean square
@@ -380,8 +384,8 @@ class SmallCountResult:
         """The inner cells, original and rounded."""
         return self.inner.copy()
 
-    def to_dict(self) -> dict:
-        return {"status": self.status, "seconds": self.seconds, "base": self.base,
+    def _dict_fields(self) -> dict:
+        return {"base": self.base,
                 "max_round": self.max_round, "iterations": self.outcome.iterations,
                 "checked": self.outcome.checked,
                 "seed": self.seed if isinstance(self.seed, int) else None,

@@ -48,6 +48,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import SignificanceStatus
 from tabsdc.errors import InputError
 from tabsdc.rounding.rules import RULES, check_base, check_rule, decompose, up_probability
 from tabsdc.validation import check_choice
@@ -283,7 +285,7 @@ def posterior_table(bases: int | Sequence[int], rules: tuple[str, ...] = RULES) 
 
 
 @dataclass(frozen=True)
-class TableStatistics:
+class TableStatistics(ResultBase):
     """Observed quality figures of one rounding beside their expectations.
 
     Attributes
@@ -321,11 +323,14 @@ class TableStatistics:
     bound_parts: dict
     seconds: float = 0.0
 
+    statuses = SignificanceStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> SignificanceStatus:
         """``"significant"`` when the expected U exceeds the chi-square critical value, else
         ``"not significant"``."""
-        return "significant" if self.significant else "not significant"
+        return (SignificanceStatus.SIGNIFICANT if self.significant
+                else SignificanceStatus.NOT_SIGNIFICANT)
 
     @property
     def u(self) -> float:
@@ -355,9 +360,8 @@ class TableStatistics:
     def to_frame(self) -> pd.DataFrame:
         return self.frame.copy()
 
-    def to_dict(self) -> dict:
-        return {"status": self.status, "seconds": self.seconds,
-                "df": self.df, "alpha": self.alpha, "critical": self.critical,
+    def _dict_fields(self) -> dict:
+        return {"df": self.df, "alpha": self.alpha, "critical": self.critical,
                 "U": self.u, "expected_U": self.expected_u, "p_value": self.p_value,
                 "significant": self.significant,
                 "table": {name: {k: _json_number(v) for k, v in row.items()}

@@ -57,7 +57,6 @@ from tabsdc.solver.problem import (
     SolveResult,
     relative_gap,
 )
-from tabsdc.validation import renamed_keyword
 
 __all__ = ["HighsModel", "solve_highs", "highs_status", "WATCHED_NONZEROS"]
 
@@ -527,7 +526,6 @@ class HighsModel:
             "the added rows",
         )
 
-    @renamed_keyword("progress", "on_bound")
     def column_extremes(
         self,
         columns: np.ndarray | None = None,
@@ -548,8 +546,7 @@ class HighsModel:
             Columns to bound (default all).
         on_bound : callable, optional
             Called as ``on_bound(bounds done, bounds in all)`` after each bound (a counter
-            for a :class:`~tabsdc.progress.ProgressReporter`; ``progress`` is its former
-            name, kept for one release: ``progress`` elsewhere receives lines of text).
+            for a :class:`~tabsdc.progress.ProgressReporter`).
         stop : callable, optional
             Asked before each column; when it returns True the remaining columns are left
             uncomputed (a caller's time limit).

@@ -39,6 +39,7 @@ so that no answer is left in the pipe for the next solve.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import pickle
 import select
@@ -110,7 +111,9 @@ class _Worker:
         self.fresh = False
 
     def running(self) -> subprocess.Popen:
-        if self.process is None or self.process.poll() is not None:
+        if self.process is not None and self.process.poll() is not None:
+            self.stop()  # it ended on its own: its pipes are closed before a new one starts
+        if self.process is None:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tabsdc.solver.isolated", str(os.getpid())],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -119,9 +122,13 @@ class _Worker:
         return self.process
 
     def stop(self) -> None:
+        """End the process and close its pipes."""
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+            for pipe in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(BrokenPipeError):  # unsent bytes of a dead worker
+                    pipe.close()
             self.process = None
 
 

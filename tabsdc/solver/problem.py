@@ -31,7 +31,6 @@ Status of a solve (:attr:`SolveResult.status`), one of :data:`STATUSES`:
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,6 +38,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
+from sdcreport.statuses import SolveStatus
 from tabsdc.errors import InputError, SolverError
 from tabsdc.solver._checks import as_csr, as_vector, check_bounds, check_finite
 
@@ -54,16 +55,9 @@ __all__ = [
     "relative_gap",
 ]
 
-#: Every value :attr:`SolveResult.status` can take.
-STATUSES = (
-    "optimal",
-    "feasible",
-    "infeasible",
-    "unbounded",
-    "infeasible_or_unbounded",
-    "no_solution",
-    "error",
-)
+#: Every value :attr:`SolveResult.status` can take (the words of
+#: :class:`~sdcreport.statuses.SolveStatus`).
+STATUSES = tuple(map(str, SolveStatus))
 
 #: A MIP is proven optimal when ``|objective - bound|`` is at most this (HiGHS's default
 #: ``mip_abs_gap``) ...
@@ -209,7 +203,7 @@ class LinearProgram:
 
 
 @dataclass(frozen=True, eq=False)
-class SolveResult:
+class SolveResult(ResultBase):
     """What a backend reports for one solve.
 
     Attributes
@@ -240,7 +234,7 @@ class SolveResult:
     col_duals : numpy.ndarray or None
         LP only: reduced costs ``c - A.T @ row_duals``.
     seconds : float
-        Wall-clock seconds of the solve (``time`` is its former name, kept for one release).
+        Wall-clock seconds of the solve.
     solver : str
         Short name of the solver (see :func:`tabsdc.solver.available_solvers`).
     message : str
@@ -265,9 +259,12 @@ class SolveResult:
     iterations: int | None = None
     nodes: int | None = None
 
+    statuses = SolveStatus
+
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status {self.status!r} is not one of {STATUSES}")
+        super().__post_init__()
         if self.optimal != (self.status == "optimal"):
             raise ValueError(f"optimal={self.optimal} contradicts status {self.status!r}")
 
@@ -276,13 +273,6 @@ class SolveResult:
                          message: str) -> SolveResult:
         """A result that carries no solution, bound or duals (e.g. infeasible, error)."""
         return cls(status, False, None, None, None, None, None, None, seconds, solver, message)
-
-    @property
-    def time(self) -> float:
-        """The former name of :attr:`seconds`, kept for one release."""
-        warnings.warn("SolveResult.time is now SolveResult.seconds", DeprecationWarning,
-                      stacklevel=2)
-        return self.seconds
 
     @property
     def has_solution(self) -> bool:
@@ -335,14 +325,14 @@ class SolveResult:
             frame["reduced_cost"] = self.col_duals
         return frame.rename_axis("column")
 
-    def to_dict(self) -> dict[str, Any]:
-        """The key figures as plain JSON values (``status``, ``objective``, ``bound``,
-        ``gap``, ``seconds``, ...; the solution itself is in :meth:`to_frame`)."""
+    def _dict_fields(self) -> dict[str, Any]:
+        """The key figures as plain JSON values (``optimal``, ``objective``,
+        ``bound``, ``gap``, ...; the solution itself is in :meth:`to_frame`)."""
         from sdcreport.report import jsonable
 
-        return jsonable({"status": self.status, "optimal": self.optimal,
+        return jsonable({"optimal": self.optimal,
                          "objective": self.objective, "bound": self.bound, "gap": self.gap,
-                         "seconds": self.seconds, "solver": self.solver,
+                         "solver": self.solver,
                          "message": self.message, "iterations": self.iterations,
                          "nodes": self.nodes})
 

@@ -34,7 +34,6 @@ with none complete yet, :class:`KeyboardInterrupt` saying so).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
@@ -216,7 +215,7 @@ def suppress(
     # solved in the table's working unit and with costs of ordinary size, so that tables of
     # 1e-9 and of 1e12 get the pattern the same table gets in ordinary units
     original, (table, _) = table, in_working_units(table)
-    reported_cost = cell_costs(original, _current_cost_name(cost))
+    reported_cost = cell_costs(original, cost)
     cost_unit = working_unit(reported_cost)
     reason = ""
     if method == "auto":
@@ -285,15 +284,6 @@ def suppress(
             pattern & ~fixed_on, index=cells.index), stats=stats, audit=verdict,
         seconds=deadline.elapsed(), reason=reason, original=original, witnesses=witnesses,
         interrupted=search.interrupted)
-
-
-def _current_cost_name(cost: str | np.ndarray) -> str | np.ndarray:
-    """``"weight"``, the former name of the cell column ``"cost"``, kept for one release."""
-    if isinstance(cost, str) and cost == "weight":
-        warnings.warn("the cost column 'weight' is now called 'cost': use cost='cost'",
-                      DeprecationWarning, stacklevel=3)
-        return "cost"
-    return cost
 
 
 def _routed_pattern(table, method, reqs, attacker, router, c, fixed_on, fixed_off, labels,

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from sdcreport.contract import ResultBase
 from sdcreport.numbers import format_number
+from sdcreport.statuses import SuppressionStatus
 from tabsdc.table import HIDDEN_STATUSES
 
 if TYPE_CHECKING:
@@ -22,7 +24,7 @@ __all__ = ["SuppressionResult"]
 
 
 @dataclass(frozen=True)
-class SuppressionResult:
+class SuppressionResult(ResultBase):
     """Outcome of :func:`tabsdc.suppression.suppress`.
 
     Attributes
@@ -67,10 +69,12 @@ class SuppressionResult:
     witnesses: sp.sparray | None = None
     interrupted: bool = False
 
+    statuses = SuppressionStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> SuppressionStatus:
         """``"optimal"``, ``"feasible"`` or ``"no pattern"`` (see ``stats``)."""
-        return self.stats.status
+        return SuppressionStatus(self.stats.status)
 
     @property
     def protected(self) -> bool:
@@ -141,15 +145,14 @@ class SuppressionResult:
         frame.insert(2, "cost", self.cost[position])
         return frame
 
-    def to_dict(self) -> dict[str, Any]:
-        """The CLI's JSON: status, objective, bound, gap, suppressed and secondary cells
+    def _dict_fields(self) -> dict[str, Any]:
+        """The CLI's JSON: objective, bound, gap, suppressed and secondary cells
         (positions, as cell indices of a JJ file)."""
         s = self.stats
         def number(x: float) -> float | None:
             return float(x) if np.isfinite(x) else None
 
         return {
-            "status": s.status,
             "method": self.method,
             "method_reason": self.reason,
             "time_limited": s.time_limited,
@@ -159,7 +162,6 @@ class SuppressionResult:
             "gap": number(s.gap),
             "rounds": s.rounds,
             "cuts": s.cuts,
-            "seconds": self.seconds,
             "suppressed": np.flatnonzero(self.suppressed).tolist(),
             "secondary": np.flatnonzero(self.secondary.to_numpy()).tolist(),
             "audit_protected": self.protected,

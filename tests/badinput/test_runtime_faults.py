@@ -187,19 +187,19 @@ def _writer(target: Path) -> subprocess.Popen:
 @pytest.mark.skipif(os.name != "posix", reason="processes looked up by number")
 def test_a_later_write_removes_the_part_files_of_killed_writers_only(tmp_path):
     target = tmp_path / "cells.csv"
-    killed, alive = _writer(target), _writer(target)
-    try:
-        killed.send_signal(signal.SIGKILL)
-        killed.wait()
-        parts = _parts(tmp_path)
-        assert len(parts) == 2  # a killed writer cannot clean up
-        assert any(f".{killed.pid}." in name for name in parts)
-        write_text(target, "whole")
-        assert target.read_text() == "whole"
-        assert [f".{alive.pid}." in name for name in _parts(tmp_path)] == [True]
-    finally:
-        alive.kill()
-        alive.wait()
+    with _writer(target) as killed, _writer(target) as alive:  # (closes their pipes)
+        try:
+            killed.send_signal(signal.SIGKILL)
+            killed.wait()
+            parts = _parts(tmp_path)
+            assert len(parts) == 2  # a killed writer cannot clean up
+            assert any(f".{killed.pid}." in name for name in parts)
+            write_text(target, "whole")
+            assert target.read_text() == "whole"
+            assert [f".{alive.pid}." in name for name in _parts(tmp_path)] == [True]
+        finally:
+            alive.kill()
+            alive.wait()
     write_text(target, "again")
     assert _parts(tmp_path) == []
 

@@ -14,7 +14,14 @@ def test_there_are_examples():
     assert len(EXAMPLES) >= 3
 
 
-@pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+#: The examples that take longest (a study over a grid, a masking comparison): run by the slow
+#: suite; the others by the fast one.
+SLOW = {"microdata_bounded_measures_study", "compare_masking_tarragona"}
+
+
+@pytest.mark.parametrize("script", [
+    pytest.param(p, marks=pytest.mark.slow) if p.stem in SLOW else p for p in EXAMPLES],
+    ids=[p.stem for p in EXAMPLES])
 def test_example_runs_in_quick_mode(script, tmp_path):
     out = tmp_path / "report.html"
     run = subprocess.run([sys.executable, str(script), "--quick", "--out", str(out)],

@@ -112,6 +112,7 @@ def test_mask_without_vars_masks_every_numeric_column_and_copies_the_others(
     assert any("." in line for line in lines["mdav"][1:])
 
 
+@pytest.mark.slow
 def test_study_on_a_csv(tmp_path, capsys):
     data = pd.DataFrame(np.exp(np.random.default_rng(2).standard_normal((90, 3))),
                         columns=["a", "b", "c"])

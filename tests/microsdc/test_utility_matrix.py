@@ -100,13 +100,6 @@ def test_explicit_weights_and_bad_weights():
             matrix_discrepancy(x, xm, component_weights=bad)
 
 
-def test_former_keyword_weights_still_works_with_a_deprecation_warning():
-    x, xm = _data(4)
-    with pytest.warns(DeprecationWarning, match=r"matrix_discrepancy\(component_weights="):
-        old = matrix_discrepancy(x, xm, weights="equal")
-    assert old.equals(matrix_discrepancy(x, xm, component_weights="equal"))
-
-
 def test_single_variable_and_constant_masked_column():
     x, xm = _data(5)
     one = matrix_discrepancy(x[:, :1], xm[:, :1])

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tabsdc import Table
 from tabsdc.audit import audit
-from tabsdc.audit.witnesses import derived_cells, local_witness_bounds, witness_bounds
+from tabsdc.audit.witnesses import derived_cells, witness_bounds
 from tabsdc.errors import InputError
 from tabsdc.suppression import suppress
 from tests.tabsdc.test_parallel import small_hierarchical_table
@@ -99,20 +99,6 @@ def test_parallel_bounds_equal_the_sequential_ones():
     assert one.frame["protected"].equals(two.frame["protected"])
 
 
-def test_local_witnesses_in_parallel_equal_the_sequential_ones():
-    result = suppress(small_hierarchical_table(7), "heuristic")
-    table, hidden = result.table, result.suppressed
-    args = (table.A, table.values, hidden, table.cells["lb"].to_numpy(float),
-            table.cells["ub"].to_numpy(float), np.flatnonzero(hidden))
-    one = local_witness_bounds(*args, hops=4)
-    two = local_witness_bounds(*args, hops=4, n_jobs=2)
-    assert np.allclose(one, two, rtol=1e-9, atol=1e-9, equal_nan=False)
-    exact = audit(table).frame  # the exact intervals contain the local ones
-    slack = 1e-6 * np.maximum(1.0, np.abs(exact["value"].to_numpy()))
-    assert (exact["lower"].to_numpy() <= one[0] + slack).all()
-    assert (exact["upper"].to_numpy() >= one[1] - slack).all()
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_cells_given_away_by_elimination_have_point_intervals(seed):
     table = small_hierarchical_table(seed)
@@ -155,11 +141,19 @@ def test_a_searched_audit_finds_the_primaries_a_pattern_exposes():
     assert set(searched.failures.index) == set(honest.failures.index)
 
 
-def test_searching_witnesses_needs_dimensions():
-    table = suppress(small_hierarchical_table(4), "hypercube").table
+def test_a_table_of_relations_only_is_settled_without_hypercubes():
+    from tabsdc.audit.witness_search import search_witnesses
+
+    result = suppress(small_hierarchical_table(4), "hypercube")
+    table = result.table
     relations_only = Table(table.cells.reset_index(drop=True), table.A, table.b)
     with pytest.raises(InputError, match="dimensions and hierarchies"):
-        audit(relations_only, witnesses="search")
+        search_witnesses(relations_only, np.asarray(result.suppressed))
+    settled = audit(relations_only, witnesses="search")  # joint points and relaxations only
+    exact = audit(relations_only)
+    assert settled.witnesses == 0 and settled.protected == exact.protected
+    sensitive = settled.frame["status"] == "u"
+    assert (settled.frame["solver_status"][sensitive] == "witness").all()
     with pytest.raises(InputError, match="witnesses"):
         audit(table, witnesses="hypercubes")
 

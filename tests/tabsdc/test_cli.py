@@ -61,6 +61,7 @@ def test_hierarchy_from_level_columns(tmp_path):
     assert cells["value"].tolist() == [18, 11, 5, 6, 7, 7]
 
 
+@pytest.mark.slow
 def test_demo_writes_html(tmp_path):
     out = tmp_path / "demo.html"
     assert main(["demo", "--quick", "--out", str(out), "--method", "heuristic"]) == 0
@@ -83,7 +84,7 @@ def test_audit_command_json(tmp_path, capsys):
     assert "PROTECTED" in capsys.readouterr().out
     assert "data:image/png;base64," in html.read_text()
     # with the p/q prior and released intervals the same pattern gives itself away
-    assert main(["audit", str(jj), "--pq", "20", "--release-intervals",
+    assert main(["audit", str(jj), "--prior-q", "20", "--release-intervals",
                  "--json", str(out)]) == 1
     assert json.loads(out.read_text())["pq_attack"]["n_revealed"] == 4
 

@@ -94,22 +94,6 @@ def test_microsdc_uses_the_same_runner(tmp_path, capsys):
     assert len(pd.read_csv(out)) == 12
 
 
-def test_audit_prior_q_and_the_deprecated_pq(tmp_path, capsys):
-    from tabsdc import Table
-
-    path = tmp_path / "t.jj"
-    Table(pd.DataFrame({"value": [5.0, 2.0, 3.0], "status": ["s", "u", "s"],
-                        "upl": [0, 1, 0], "lpl": [0, 1, 0]}), [[-1, 1, 1]], [0]).to_jj(path)
-    new, old = tmp_path / "new.json", tmp_path / "old.json"
-    status = main(["audit", str(path), "--prior-q", "20", "--json", str(new)])
-    assert "deprecated" not in capsys.readouterr().err
-    assert main(["audit", str(path), "--pq", "20", "--json", str(old)]) == status
-    assert "--pq is deprecated" in capsys.readouterr().err
-    new_result, old_result = json.loads(new.read_text()), json.loads(old.read_text())
-    assert new_result.pop("seconds") >= 0 and old_result.pop("seconds") >= 0
-    assert new_result == old_result
-
-
 def test_every_help_ends_with_an_example(capsys):
     commands = argparse.ArgumentParser(prog="tabsdc").add_subparsers()
     for command in COMMANDS.values():

@@ -159,7 +159,7 @@ def random_marked_grid(seed: int, weights: str) -> tuple[Table, np.ndarray]:
     table = grid(rng.integers(1, 30, (3, 4)).astype(float))
     interior = np.flatnonzero(~table.total_cells)
     table = mark(table, rng.choice(interior, 4, replace=False), share=0.4)
-    return table, np.ones(table.n_cells) if weights == "unit" else 1 / table.values
+    return table, np.ones(table.n_cells) if weights == "count" else 1 / table.values
 
 
 def test_slide_27_solution_verifies_and_milp_beats_it():
@@ -168,7 +168,7 @@ def test_slide_27_solution_verifies_and_milp_beats_it():
     assert check.passed and check.additive and check.protected
     slide_l1 = float(np.abs(published - table.values).sum())
     assert slide_l1 == 378.0
-    result = adjust(table, "milp", "unit")
+    result = adjust(table, "milp", "count")
     assert result.status == "optimal" and result.verification.passed
     assert result.objective == pytest.approx(224.0, abs=1e-6)
     assert result.objective < slide_l1
@@ -177,7 +177,7 @@ def test_slide_27_solution_verifies_and_milp_beats_it():
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("weights", ["unit", "inverse"])
+@pytest.mark.parametrize("weights", ["count", "inverse"])
 def test_fixed_directions_is_the_lp_of_its_directions_with_a_valid_bound(seed, weights):
     table, w = random_marked_grid(seed, weights)
     best, _ = enumerate_l1(table, w)
@@ -191,7 +191,7 @@ def test_fixed_directions_is_the_lp_of_its_directions_with_a_valid_bound(seed, w
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("weights", ["unit", "inverse"])
+@pytest.mark.parametrize("weights", ["count", "inverse"])
 def test_milp_equals_enumeration_of_directions(seed, weights):
     table, w = random_marked_grid(seed, weights)
     best, directions = enumerate_l1(table, w)
@@ -213,19 +213,19 @@ def test_fixed_cells_totals_and_capacities_are_kept():
     table = mark(table, interior[[0, 4]], share=0.3)
     fixed = np.zeros(table.n_cells, dtype=bool)
     fixed[interior[1]] = True
-    result = adjust(table, "milp", "unit", fixed=fixed, fix_totals=True)
+    result = adjust(table, "milp", "count", fixed=fixed, fix_totals=True)
     assert result.verification.passed
     y = result.adjustment
     assert y[interior[1]] == 0 and np.all(y[table.total_cells] == 0)
     sensitive_total = mark(table, np.flatnonzero(table.total_cells)[1:2])
     with pytest.raises(InputError, match="infeasible"):
-        adjust(sensitive_total, "milp", "unit", fix_totals=True)
+        adjust(sensitive_total, "milp", "count", fix_totals=True)
     best, _ = enumerate_l1(table, np.ones(table.n_cells), fixed | table.total_cells)
     assert result.objective == pytest.approx(best, abs=1e-7)
-    capped = adjust(table, "milp", "unit", capacity=3.0)
+    capped = adjust(table, "milp", "count", capacity=3.0)
     plain = np.setdiff1d(np.arange(table.n_cells), capped.sensitive)
     assert np.all(np.abs(capped.adjustment[plain]) <= 3.0 + 1e-9)
-    relative = adjust(table, "milp", "unit", relative_capacity=0.5)
+    relative = adjust(table, "milp", "count", relative_capacity=0.5)
     assert np.all(np.abs(relative.adjustment[plain]) <= 0.5 * table.values[plain] + 1e-9)
 
 
@@ -236,7 +236,7 @@ def test_cost_column_user_costs_and_errors():
     assert result.objective == pytest.approx(enumerate_l1(table, user)[0], abs=1e-7)
     column = adjust(table.with_columns(cost=user), "milp", "cost")
     assert column.objective == pytest.approx(result.objective)
-    with pytest.raises(InputError, match="unknown cost 'bogus'; choose one of unit"):
+    with pytest.raises(InputError, match="unknown cost 'bogus'; choose one of count"):
         adjust(table, "milp", "bogus")
     with pytest.raises(InputError, match="cost -1"):
         adjust(table, "milp", -user)
@@ -259,7 +259,7 @@ def test_one_way_cells_are_protected_upward():
     level = np.where(np.arange(9) == 4, 5.0, 0.0)
     table = table.with_columns(status=np.where(level > 0, "u", "s"), lpl=level, upl=level)
     for method in ("milp", "heuristic", "l2"):
-        result = adjust(table, method, "unit")
+        result = adjust(table, method, "count")
         assert result.verification.passed
         assert result.up.tolist() == [True]
         assert result.details["forced_directions"] == 1
@@ -389,7 +389,7 @@ def test_multivariate_keeps_covariance_cross_terms():
 
 
 @given(table=sensitive_tables(), method=st.sampled_from(["milp", "heuristic", "l2"]),
-       cost=st.sampled_from(["unit", "inverse"]))
+       cost=st.sampled_from(["count", "inverse"]))
 def test_every_result_is_additive_protected_and_certified(table, method, cost):
     result = adjust(table, method, cost, seed=1)
     v = result.verification
@@ -464,7 +464,7 @@ def test_conflicting_rounded_directions_are_repaired_in_the_rounding():
     cells = pd.DataFrame({"value": [15.0, 10.0, 5.0], "status": ["u", "u", "z"],
                           "lpl": [4.0, 1.0, 0.0], "upl": [1.0, 4.0, 0.0]})
     table = Table(cells, [[-1, 1, 1]], [0])
-    result = adjust(table, "fixed-directions", "unit", seed=0)
+    result = adjust(table, "fixed-directions", "count", seed=0)
     assert "repaired" not in result.message
     assert result.objective == pytest.approx(enumerate_l1(table, np.ones(3))[0]) == 8.0
     # total and part both up by 4 or both down by 4: the consistent choices, both optimal

@@ -36,7 +36,7 @@ def test_adjust_writes_table_json_and_html(slide_jj, tmp_path, method, capsys):
     argv = ["adjust", str(slide_jj), "--method", method, "--time-limit", "5", "--seed", "0",
             "--out", str(out), "--json", str(js), "--html", str(html)]
     if method in ("milp", "heuristic"):
-        argv += ["--preserve", "mean,variance", "--weights", "unit"]
+        argv += ["--preserve", "mean,variance", "--cost", "count"]
     assert run(argv) == 0
     data = json.loads(js.read_text())
     for key in ("status", "objective", "bound", "gap", "l1_distance", "additive", "protected"):

@@ -21,7 +21,7 @@ from .test_cta import enumerate_l1, grid, hierarchical, mark, sensitive_tables
 
 
 def weights_of(table: Table, kind: str) -> np.ndarray:
-    return np.ones(table.n_cells) if kind == "unit" else 1 / np.maximum(table.values, 1.0)
+    return np.ones(table.n_cells) if kind == "count" else 1 / np.maximum(table.values, 1.0)
 
 
 def lp_relaxation_bound(problem) -> float:
@@ -32,7 +32,7 @@ def lp_relaxation_bound(problem) -> float:
 
 
 @settings(max_examples=40, deadline=None)
-@given(table=sensitive_tables(), kind=st.sampled_from(["unit", "inverse"]),
+@given(table=sensitive_tables(), kind=st.sampled_from(["count", "inverse"]),
        method=st.sampled_from(["fixed-directions", "heuristic"]))
 def test_mass_bound_is_below_the_optimum_and_the_reported_bound_above_the_lp_relaxation(
         table, kind, method):
@@ -52,7 +52,7 @@ def test_mass_bound_is_below_the_optimum_and_the_reported_bound_above_the_lp_rel
 
 
 @settings(max_examples=40, deadline=None)
-@given(table=sensitive_tables(), kind=st.sampled_from(["unit", "inverse"]),
+@given(table=sensitive_tables(), kind=st.sampled_from(["count", "inverse"]),
        seed=st.integers(0, 2**32 - 1))
 def test_the_certificate_is_valid_for_any_multipliers(table, kind, seed):
     """Weak duality: L(lam) <= OPT for every lam >= 0, not only at the LP's duals."""
@@ -67,7 +67,7 @@ def test_the_certificate_is_valid_for_any_multipliers(table, kind, seed):
 
 
 @settings(max_examples=25, deadline=None)
-@given(table=sensitive_tables(), kind=st.sampled_from(["unit", "inverse"]))
+@given(table=sensitive_tables(), kind=st.sampled_from(["count", "inverse"]))
 def test_every_triangle_row_as_a_milp_cut_keeps_the_optimum(table, kind):
     w = weights_of(table, kind)
     best, _ = enumerate_l1(table, w)
@@ -87,10 +87,10 @@ def test_cox_cycle_mass_bound_is_the_optimum_where_the_lp_relaxation_is_a_quarte
     table = grid(np.array([[10.0, 5.0], [7.0, 8.0]]))
     cell = int(np.flatnonzero(~table.total_cells)[0])
     table = mark(table, np.array([cell]), share=0.2)
-    problem = build_problem(table, "unit", fix_totals=True)
+    problem = build_problem(table, "count", fix_totals=True)
     assert lp_relaxation_bound(problem) == pytest.approx(2.0)
     assert MassJob(problem, within=None).bound(incumbent=8.0) == pytest.approx(8.0)
-    result = adjust(table, "heuristic", "unit", fix_totals=True, seed=0)
+    result = adjust(table, "heuristic", "count", fix_totals=True, seed=0)
     assert result.objective == pytest.approx(8.0) and result.status == "optimal"
 
 
@@ -99,7 +99,7 @@ def test_tied_cells_share_a_mass_variable_and_the_bound_holds():
     values = np.array([[3.0, 4.0], [5.0, 9.0], [2.0, 6.0]])
     table = hierarchical(values, [1, 2])
     marked = mark(table, np.flatnonzero(~table.total_cells)[:2], share=0.3)
-    problem = build_problem(marked, "unit")
+    problem = build_problem(marked, "count")
     relaxation = MassRelaxation.of(problem)
     assert relaxation.variables < problem.n  # g0 = l00 (and their column cells) merged
     best, _ = enumerate_l1(marked, np.ones(marked.n_cells))
@@ -110,7 +110,7 @@ def test_tied_cells_share_a_mass_variable_and_the_bound_holds():
 @settings(max_examples=30, deadline=None)
 @given(table=sensitive_tables(max_sensitive=4), seed=st.integers(0, 1000))
 def test_consistent_directions_respect_ties_and_closed_relations(table, seed):
-    problem = build_problem(table, "unit")
+    problem = build_problem(table, "count")
     rng = np.random.default_rng(seed)
     up = consistent_directions(problem, rng.normal(size=problem.s))
     group, sign = direction_groups(problem)

@@ -79,13 +79,13 @@ def test_a_contradicted_bound_certifies_nothing():
 
 
 @given(table=sensitive_tables(), k=st.integers(-6, 9),
-       cost=st.sampled_from(["unit", "inverse"]),
+       cost=st.sampled_from(["count", "inverse"]),
        method=st.sampled_from(["milp", "heuristic"]))
 def test_optimum_scales_with_the_table(table, k, cost, method):
     """Scaling by 10^k scales the optimum by 10^k (unit costs) or leaves it (inverse)."""
     reference = adjust(table, "milp", cost)
     result = adjust(scaled(table, 10.0 ** k), method, cost, seed=0)
-    expected = reference.objective * (10.0 ** k if cost == "unit" else 1.0)
+    expected = reference.objective * (10.0 ** k if cost == "count" else 1.0)
     assert result.verification.passed
     assert result.objective >= expected * (1 - 1e-7)
     if result.status == "optimal":

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules, interrupts
 from tabsdc.audit import audit
+from tabsdc.errors import InputError
 from tabsdc.progress import Deadline
 from tabsdc.solver import LinearProgram, SolveOptions
 from tabsdc.solver.highs import WATCHED_NONZEROS, HighsModel
@@ -71,6 +72,12 @@ def interrupt_at(prefix: str, lines: list[str]):
 
 
 # -- the mechanism ------------------------------------------------------------------------------
+
+
+def test_an_unknown_mode_is_an_input_error_worded_as_every_choice():
+    with pytest.raises(InputError, match="^unknown mode 'ignore'; choose one of keep, raise$"):
+        with interrupts.on_interrupt("ignore"):
+            pass
 
 
 def test_a_ctrl_c_in_a_search_expires_its_deadlines_and_is_read_afterwards():

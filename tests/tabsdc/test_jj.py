@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tabsdc import Hierarchy, InputError, JJFormatError, Table
 from tabsdc.io.jj import MAX_SCALED_COST, format_jj, parse_jj, read_jj, write_jj
+from tabsdc.io.jj_text import format_jj_parts, parse_jj_parts, read_jj_parts
 from tabsdc.table import STATUS_CODES
 
 from ..conftest import DATA
@@ -443,3 +444,33 @@ def test_write_jj_returns_the_path(tmp_path):
     table = small_table()
     path = write_jj(table, tmp_path / "t.jj")
     assert path == tmp_path / "t.jj" and path.read_text() == format_jj(table)
+
+
+def test_the_parts_are_the_table_and_name_cells_by_number():
+    """Below the table: text <-> (cells, A, b), the same numbers as the Table-level API, and
+    the writer's messages name the cells with the label function it is given."""
+    text = format_jj(small_table(status=["s", "u", "s"], upl=[0, 1, 0]))
+    cells, A, b = parse_jj_parts(text)
+    table = parse_jj(text)
+    pd.testing.assert_frame_equal(cells, table.cells)
+    assert (A != table.A).nnz == 0 and np.array_equal(b, table.b)
+    assert format_jj_parts(cells, A, b) == text
+    assert_same_table(Table(*read_jj_parts(io.StringIO(text))), table)
+    shifted = cells.set_axis(pd.RangeIndex(7, 10))
+    with pytest.raises(JJFormatError, match="cell 7 is at position 0"):
+        format_jj_parts(shifted, A, b)
+    with pytest.raises(InputError, match="^third has cost inf"):
+        format_jj_parts(shifted.assign(cost=[1, 1, np.inf]), A, b, positional=False,
+                        cell_label=lambda positions: [["first", "second", "third"][k]
+                                                      for k in positions])
+
+
+def test_writer_names_cells_of_a_table_with_dimensions_by_their_codes(tmp_path):
+    micro = pd.read_csv(SDCTABLE / "sdcTable_microdata1.csv")
+    table = Table.from_microdata(micro, ["region", "gender"], "val")
+    k = 4
+    region, gender = table.cells.index[k]
+    lb = np.zeros(table.n_cells)
+    lb[k] = np.inf
+    with pytest.raises(InputError, match=f"^region={region} x gender={gender} has lb \\+inf$"):
+        table.with_columns(lb=lb).to_jj(tmp_path / "t.jj")

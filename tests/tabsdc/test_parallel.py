@@ -72,7 +72,7 @@ def test_bad_n_jobs_is_refused(bad):
 def dask_client():
     distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None)
+                                       dashboard_address=":0")
     client = distributed.Client(cluster)
     yield client
     client.close()
@@ -98,6 +98,7 @@ def test_requirement_checks_are_identical_serial_in_a_pool_and_on_dask(dask_clie
     assert len(failing_requirements(attacker, reqs, primary)) > len(serial)
 
 
+@pytest.mark.slow
 def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
     table = small_hierarchical_table()  # no sub-table near its limit: the same patterns
     one = suppress(table, "modular", n_jobs=1, subtable_limit=300)

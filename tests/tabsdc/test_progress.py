@@ -127,3 +127,12 @@ def test_long_solves_report_while_they_run():
         time.sleep(0.2)
     middle = ticks[1:-1]
     assert len(middle) >= 3 and "so far, at most" in middle[0] and "left" in middle[0]
+
+
+def test_remaining_of_a_share_counts_from_the_start():
+    ticks = iter([0.0, 20.0, 20.0, 70.0])
+    deadline = Deadline(60.0, clock=lambda: next(ticks))
+    assert deadline.remaining(0.5) == 10.0            # half of 60 s, 20 s used
+    assert deadline.solver_limit(share=0.5) == 10.0
+    assert deadline.remaining(0.5) == 0.0             # never below 0
+    assert Deadline(None).remaining(0.5) == float("inf")

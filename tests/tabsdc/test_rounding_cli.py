@@ -145,6 +145,7 @@ def test_unknown_suffix_and_bad_method(tmp_path):
             run(["round", str(source), *argv, "--out", "o.jj", "--json", "o.json"])
 
 
+@pytest.mark.slow
 def test_rounding_demo_sections():
     sections = rounding_demo_sections(demo_table(quick=True))
     text = Report("demo").add(*sections).to_text()

@@ -9,6 +9,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 import tabsdc.rounding.closest as closest_module
 import tabsdc.rounding.controlled as controlled_module
+from tabsdc import progress
 from tabsdc.errors import SolverError
 from tabsdc.rounding import controlled_rounding, round_table
 from tabsdc.rounding.closest import closest_additive_rounding
@@ -89,8 +90,8 @@ def test_time_limit_covers_the_whole_call(monkeypatch):
         clock[0] += limit
         return result
 
-    for module in (controlled_module, closest_module):
-        monkeypatch.setattr(module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(progress, "perf_counter", lambda: clock[0])  # the deadlines' clock
     monkeypatch.setattr(controlled_module, "solve", undecided)
     monkeypatch.setattr(closest_module, "solve", slow)
     outcome = controlled_rounding(parity_cube(), 2, time_limit=8.0)
@@ -112,7 +113,7 @@ def test_no_second_phase_after_a_first_that_overran(monkeypatch):
         clock[0] += 2 * options["time_limit"]
         return result
 
-    monkeypatch.setattr(closest_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(progress, "perf_counter", lambda: clock[0])  # the deadlines' clock
     monkeypatch.setattr(closest_module, "solve", overrunning)
     table = parity_cube()
     q, r = decompose(table.values, 2)
@@ -135,6 +136,7 @@ def _overrunning_solves(monkeypatch) -> list[float]:
                                             "time limit reached")
 
     monkeypatch.setattr(controlled_module.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(progress, "perf_counter", lambda: clock[0])  # the deadlines' clock
     monkeypatch.setattr(controlled_module, "solve", overrunning)
     monkeypatch.setattr(closest_module, "solve", overrunning)
     return calls

@@ -142,6 +142,7 @@ def wait_for(condition, seconds: float) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_worker_ends_when_its_caller_is_killed():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -111,7 +111,7 @@ def test_rules_on_a_set_flag_what_the_tables_alone_flag():
 
 def test_controlled_adjustment_of_a_set_keeps_every_table_additive():
     linked = TableSet.from_tables([ruled(["act", "reg"]), ruled(["act", "size"])])
-    result = adjust(linked, "milp", "unit", time_limit=60)
+    result = adjust(linked, "milp", "count", time_limit=60)
     assert result.verification.passed
     assert isinstance(result.table, TableSet)
     for original, table in zip(linked.tables, result.tables, strict=True):

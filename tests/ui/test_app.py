@@ -94,24 +94,24 @@ def test_out_of_order_steps_say_what_to_do(served, path, body, message):
 @pytest.mark.parametrize("command", [["-m", "tabsdc.ui"], ["-m", "tabsdc.cli", "ui"]])
 def test_the_command_serves_the_page_on_a_free_local_port(command, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    process = subprocess.Popen([sys.executable, *command, "--no-browser"], env=env,
-                               stdout=subprocess.PIPE, text=True, cwd=tmp_path)
-    try:
-        line = process.stdout.readline()
-        url = line.split("open ")[1].split()[0]
-        assert url.startswith("http://127.0.0.1:") and not url.endswith(":0/")
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(url, timeout=5) as response:
-                    assert b"tabsdc" in response.read()
-                break
-            except urllib.error.URLError:
-                time.sleep(0.1)
-        else:
-            pytest.fail(f"nothing answers at {url}")
-    finally:
-        process.terminate()
-        process.wait(10)
+    with subprocess.Popen([sys.executable, *command, "--no-browser"], env=env,
+                          stdout=subprocess.PIPE, text=True, cwd=tmp_path) as process:
+        try:
+            line = process.stdout.readline()
+            url = line.split("open ")[1].split()[0]
+            assert url.startswith("http://127.0.0.1:") and not url.endswith(":0/")
+            for _ in range(100):
+                try:
+                    with urllib.request.urlopen(url, timeout=5) as response:
+                        assert b"tabsdc" in response.read()
+                    break
+                except urllib.error.URLError:
+                    time.sleep(0.1)
+            else:
+                pytest.fail(f"nothing answers at {url}")
+        finally:
+            process.terminate()
+            process.wait(10)
 
 
 @pytest.mark.parametrize("option,message", [

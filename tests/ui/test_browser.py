@@ -118,6 +118,7 @@ def choose_table(driver, dims, levels, screenshots: bool = False) -> None:
     click(driver, "hier-next")
 
 
+@pytest.mark.slow
 def test_protect_the_business_survey_in_the_browser(served, browser, api_ruled,
                                                     api_publishable):
     browser.get(served.url)

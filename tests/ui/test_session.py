@@ -86,6 +86,7 @@ def test_suppression_session_publishes_what_the_api_publishes(session, api_publi
     assert session.download("publishable").read_bytes() == api_publishable
 
 
+@pytest.mark.slow
 def test_the_script_reproduces_the_session(session, tmp_path):
     ruled_session(session, SMALL)
     session.start_protection({"method": "suppression", "algorithm": "optimal",

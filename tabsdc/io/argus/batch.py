@@ -56,7 +56,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from sdcreport.contract import ResultBase
 from sdcreport.files import OutputPathError
+from sdcreport.statuses import BatchStatus
 from tabsdc.errors import TabSDCError
 from tabsdc.hierarchy import Hierarchy
 from tabsdc.io.argus.apriori import apply_apriori
@@ -123,7 +125,7 @@ class JobTable:
 
 
 @dataclass(frozen=True)
-class BatchResult:
+class BatchResult(ResultBase):
     """Outcome of :func:`run_batch`: the tables, the files written, the log lines, and
     whether every protection run passed its check (audit, additivity, verification) and
     tables protected one by one passed their audit together (``together``: one verdict per
@@ -140,13 +142,15 @@ class BatchResult:
     seconds: float = 0.0
     together: tuple[bool, ...] = ()
 
+    statuses = BatchStatus
+
     @property
-    def status(self) -> str:
+    def status(self) -> BatchStatus:
         """``"passed"`` (every protection passed its check), ``"failed"``, or ``"nothing
         protected"`` (no ``<SUPPRESS>`` ran)."""
         if not any(job.outcome is not None for job in self.tables):
-            return "nothing protected"
-        return "passed" if self.passed else "failed"
+            return BatchStatus.NOTHING_PROTECTED
+        return BatchStatus.PASSED if self.passed else BatchStatus.FAILED
 
     def to_frame(self) -> pd.DataFrame:
         """One row per table: its label, the method that protected it, its cells and hidden
@@ -174,15 +178,15 @@ class BatchResult:
             lines.append(f"  table {number} ({row.label}): {verdict}")
         return "\n".join(lines)
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values: ``status``, ``passed``, ``seconds``, the files written, the
+    def _dict_fields(self) -> dict[str, Any]:
+        """Plain JSON values: ``passed``, the files written, the
         verdicts of tables protected one by one audited together, and per table its label,
         method, verdict and the protection result's ``to_dict()``."""
         from sdcreport.report import jsonable
 
         return jsonable({
-            "status": self.status, "passed": self.passed, "seconds": self.seconds,
-            "written": [str(p) for p in self.written], "audited_together": self.together,
+            "passed": self.passed, "written": [str(p) for p in self.written],
+            "audited_together": self.together,
             "tables": [{"table": job.spec.label,
                         "method": job.outcome.method if job.outcome else None,
                         "passed": job.outcome.passed if job.outcome else None,
