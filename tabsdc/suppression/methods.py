@@ -29,9 +29,14 @@ from tabsdc.errors import InputError
 from tabsdc.progress import Deadline
 from tabsdc.suppression.checks import failing_requirements
 from tabsdc.suppression.guided import guided_pattern
-from tabsdc.suppression.heuristic import FlowRouter
+from tabsdc.suppression.heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression.hypercube import hypercube_method, hypercube_phases
-from tabsdc.suppression.modular import SubtableOutcome, SubtableTask, modular_pattern
+from tabsdc.suppression.modular import (
+    SubtableOutcome,
+    SubtableTask,
+    modular_pattern,
+    publish_unneeded,
+)
 from tabsdc.suppression.network import NetworkRouter
 from tabsdc.suppression.optimal import optimal_pattern
 from tabsdc.suppression.problem import (
@@ -149,8 +154,9 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     """The sub-tables protected wave by wave by the optimal method within ``MODULAR_SHARE``
     of the time (each at most ``options.subtable_limit`` seconds,
     :func:`~tabsdc.suppression.modular.modular_pattern`), then every requirement checked on
-    the whole table and the failing ones routed; the clean-up publishes again only cells
-    the sub-tables did not hide."""
+    the whole table and the failing ones routed; the clean-up publishes again the routed
+    cells those requirements do not need
+    (:func:`~tabsdc.suppression.modular.publish_unneeded`)."""
     bound = certified_bound(problem, options)
     deadline, table = options.deadline, problem.table
     attacker = problem.attacker(deadline)
@@ -164,14 +170,18 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
         clock=deadline.clock)
     failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
                                    client=options.client, progress=options.progress)
-    routed = route_and_clean(problem, options, attacker, problem.router(FlowRouter, deadline),
-                             start, failing, ~start & ~problem.fixed_off)
-    if routed is None:
+    routed, _, complete = heuristic_pattern(
+        failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
+        problem.labels, options.progress, deadline)
+    if not complete:
         return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
                                               attacker_solves=attacker.n_solves), bound=bound)
-    return MethodOutcome(routed[0], pattern_stats(problem, routed[0], deadline, attacker,
-                                                  rounds=modular.solved,
-                                                  time_limited=phase.hit), bound=bound)
+    pattern = publish_unneeded(failing, attacker, problem.cost, routed,
+                               routed & ~start & ~problem.fixed_off,
+                               progress=options.progress, deadline=deadline)
+    return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker,
+                                                rounds=modular.solved,
+                                                time_limited=phase.hit), bound=bound)
 
 
 #: The methods by name (``method="auto"`` chooses one of them,

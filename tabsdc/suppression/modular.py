@@ -27,7 +27,9 @@ of its depth, until nothing changes. Cells are only ever added, so this ends.
 Identical sub-tables (the same relations, values, bounds, statuses, levels and costs) have
 the same pattern: each is solved once per call (a cache keyed on a hash of those arrays).
 Sub-tables ignore each other's slack, so the caller checks every requirement of the whole
-table at the end and repairs what fails (:func:`tabsdc.suppression.suppress`).
+table at the end and routes what fails (:func:`tabsdc.suppression.methods.modular_method`);
+:func:`publish_unneeded` then publishes again the routed cells that no requirement needs,
+tested in batches against fresh certificates.
 
 Examples
 --------
@@ -48,7 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
 from typing import Any
@@ -57,17 +59,26 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc.audit.insider import insider_proofs
 from tabsdc.errors import InputError
 from tabsdc.parallel import parallel_map, worker_count
 from tabsdc.progress import Deadline, ProgressReporter, heartbeat
 from tabsdc.structure import CellIndexer
+from tabsdc.suppression.attacker import Attacker, Requirement
 from tabsdc.table import HIDDEN_STATUSES, Table
 
 __all__ = ["subtables", "subtable_depth", "home_subtables", "modular_pattern", "cell_coordinates",
-           "SubtableTask", "SubtableOutcome", "ModularStats"]
+           "SubtableTask", "SubtableOutcome", "ModularStats", "publish_unneeded",
+           "CLEAN_UP_BATCH", "CLEAN_UP_SECONDS"]
 
 #: Seconds between two progress lines while sub-tables are being solved (at most).
 PROGRESS_INTERVAL = 10.0
+#: Secondaries :func:`publish_unneeded` tries to publish again at once (halved on failure).
+CLEAN_UP_BATCH = 4
+#: Seconds :func:`publish_unneeded` takes at most when the call has no time limit (each
+#: try re-proves the requirements the cells serve: on the 3,162-cell 3-D benchmark job
+#: about one routed cell a second, almost all of them needed).
+CLEAN_UP_SECONDS = 20.0
 
 
 def cell_coordinates(table: Table) -> np.ndarray:
@@ -422,3 +433,108 @@ def modular_pattern(
         reporter.finish(f"{deadline.why}; {stats.summary()}" if deadline.hit
                         else stats.summary())
     return hidden, stats
+
+
+def publish_unneeded(
+    reqs: Sequence[Requirement],
+    attacker: Attacker,
+    cost: np.ndarray,
+    pattern: np.ndarray,
+    removable: np.ndarray,
+    *,
+    batch: int = CLEAN_UP_BATCH,
+    progress: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
+) -> np.ndarray:
+    """Publish again the ``removable`` hidden cells that the requirements ``reqs`` do not
+    need; every other requirement must hold without the removable cells (the modular
+    method: ``reqs`` are those the sub-tables failed, ``removable`` the cells routing added).
+
+    Every requirement gets fresh certificates on ``pattern``: a least-deviation attack of
+    its own against the outside intruder and one per respondent every such attack moves
+    (:func:`tabsdc.audit.insider.insider_proofs`; none borrowed from other requirements,
+    so each one is small and a cell is used by few). Removable cells no certificate moves
+    are published at once. The others are tried most expensive first, ``batch`` at a time:
+    the batch is published when every requirement whose certificates move one of its cells
+    is proved again without it (fresh certificates); otherwise it is halved and each half
+    tried (a single cell that fails stays hidden). Every step keeps the pattern protecting,
+    so when ``deadline`` expires (without a limit: after :data:`CLEAN_UP_SECONDS`) the
+    pattern so far is returned.
+
+    Examples
+    --------
+    ``x0 + x1 + x2 = x3``: x0 needs 2 up; with x1 and x2 both hidden x0 moves against
+    x1 alone, so x2 is published again (x3, the total, is not removable).
+
+    >>> import scipy.sparse as sp
+    >>> from tabsdc.suppression.attacker import UP
+    >>> attacker = Attacker(sp.csr_array([[1.0, 1, 1, -1]]), np.full(4, 5.0), np.full(4, 5.0))
+    >>> pattern = np.array([True, True, True, False])
+    >>> removable = np.array([False, True, True, False])
+    >>> publish_unneeded([Requirement(0, UP, 2.0)], attacker, np.array([1.0, 1, 3, 9]),
+    ...                  pattern, removable).tolist()
+    [True, True, False, False]
+    """
+    deadline = deadline or Deadline(None)
+    if not deadline.limited:
+        deadline = Deadline(CLEAN_UP_SECONDS, clock=deadline.clock)
+    pattern = np.asarray(pattern, dtype=bool).copy()
+    candidates = removable & pattern
+    if not reqs or not candidates.any():
+        return pattern
+
+    def certify(ks: Sequence[int]) -> dict[int, np.ndarray] | None:
+        """The cells every certificate of each requirement moves, or None when one fails."""
+        out = {}
+        for k in ks:
+            proofs, failed = insider_proofs(reqs[k], attacker.insiders, attacker.certificate,
+                                            stop_at_failure=True)
+            if failed:
+                return None
+            out[k] = np.unique(np.concatenate(proofs))
+        return out
+
+    attacker.set_pattern(pattern)
+    with heartbeat(progress, f"clean-up: certificates of {len(reqs):,} requirements",
+                   quiet=True):
+        moved = certify(range(len(reqs)))
+    if moved is None:  # the deadline came first: keep the pattern
+        return pattern
+    users: dict[int, set[int]] = {}
+    for k, cells in moved.items():
+        for j in cells.tolist():
+            users.setdefault(j, set()).add(k)
+    unused = candidates.copy()
+    unused[list(users)] = False
+    pattern[unused] = False
+    tried = np.flatnonzero(candidates & ~unused)
+    queue = [tried[order] for order in np.array_split(
+        np.argsort(-cost[tried], kind="stable"), max(1, -(-len(tried) // batch)))]
+    reporter = ProgressReporter(progress, "clean-up", len(tried), unit="secondaries tried")
+    done = 0
+    while queue and not deadline.expired:
+        cells = queue.pop(0)
+        reporter.update(done, f"{int(unused.sum()):,} used by no certificate published")
+        affected = sorted(set().union(*(users.get(j, set()) for j in cells.tolist())))
+        pattern[cells] = False
+        attacker.set_pattern(pattern)
+        renewed = certify(affected)
+        if renewed is not None:
+            for k, fresh in renewed.items():
+                for j in moved[k].tolist():
+                    users[j].discard(k)
+                for j in fresh.tolist():
+                    users.setdefault(j, set()).add(k)
+                moved[k] = fresh
+            done += len(cells)
+            continue
+        pattern[cells] = True
+        if len(cells) == 1:
+            done += 1
+        else:
+            queue[:0] = np.array_split(cells, 2)
+    reporter.finish(done, deadline.why if queue else
+                    f"{int(candidates.sum() - pattern[candidates].sum()):,} of "
+                    f"{int(candidates.sum()):,} published again")
+    attacker.set_pattern(pattern)
+    return pattern
