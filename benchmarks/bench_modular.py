@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import large_instances  # noqa: E402
 
 from tabsdc import Hierarchy  # noqa: E402
-from tabsdc.io.argus.batch import run_batch  # noqa: E402
-from tabsdc.io.argus.hrc import write_hrc  # noqa: E402
-from tabsdc.io.argus.metadata import Metadata, Variable, write_rda  # noqa: E402
+from tabsdc.io.argus._batch import run_batch  # noqa: E402
+from tabsdc.io.argus._hrc import write_hrc  # noqa: E402
+from tabsdc.io.argus._metadata import Metadata, Variable, write_rda  # noqa: E402
 from tabsdc.suppression import suppress  # noqa: E402
 
 JOB = Path(__file__).resolve().parent / "jobs" / "modular_3d"

@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tabsdc import Hierarchy, InputError, JJFormatError, Table
-from tabsdc.io.jj import MAX_SCALED_COST, format_jj, parse_jj, read_jj, write_jj
-from tabsdc.io.jj_text import format_jj_parts, parse_jj_parts, read_jj_parts
-from tabsdc.table import STATUS_CODES
+from tabsdc._cellstatus import STATUS_CODES
+from tabsdc.io._jj import format_jj, parse_jj, read_jj, write_jj
+from tabsdc.io._jj_text import MAX_SCALED_COST, format_jj_parts, parse_jj_parts, read_jj_parts
 
 from ..conftest import DATA
 

@@ -10,17 +10,17 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
-from tabsdc.progress import Deadline
+from tabsdc._progress import Deadline
+from tabsdc._table import HIDDEN_STATUSES
 from tabsdc.suppression import suppress
-from tabsdc.suppression.methods import protect_subtable
-from tabsdc.suppression.modular import (
+from tabsdc.suppression._methods import protect_subtable
+from tabsdc.suppression._modular import (
     home_subtables,
     modular_pattern,
     publish_unneeded,
     subtables,
 )
-from tabsdc.suppression.problem import suppression_problem
-from tabsdc.table import HIDDEN_STATUSES
+from tabsdc.suppression._problem import suppression_problem
 
 REGIONS = Hierarchy.from_parent_child({"N": "Total", "S": "Total", "N1": "N", "N2": "N",
                                        "S1": "S", "S2": "S"})

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._bounds import capacities
+from tabsdc._errors import InputError
+from tabsdc._parallel import ParallelError, parallel_map, resolve_jobs
 from tabsdc.audit import audit
-from tabsdc.bounds import capacities
-from tabsdc.errors import InputError
-from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
 from tabsdc.suppression import SuppressionResult, suppress
-from tabsdc.suppression.attacker import Attacker, requirements
-from tabsdc.suppression.checks import failing_requirements
+from tabsdc.suppression._attacker import Attacker, requirements
+from tabsdc.suppression._checks import failing_requirements
 
 
 def square(x: int) -> int:

@@ -510,7 +510,7 @@ def test_unbiased_controlled_rounding_mean_converges_to_x(hierarchy):
 
 
 @pytest.mark.parametrize("base", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize("method", rounding.statistics.AUDITED_METHODS)
+@pytest.mark.parametrize("method", rounding._statistics.AUDITED_METHODS)
 def test_release_boxes_are_the_preimages_of_the_rules(base, method):
     """Integer boxes equal {x : R(x) = R possible under the rule}, by enumeration."""
     x = np.arange(-3 * base, 6 * base, dtype=float)
@@ -558,7 +558,7 @@ def test_audit_ranges_equal_the_brute_force_ranges(values, base):
 
 
 @given(st.one_of(grids(4), hierarchical_tables()), st.integers(2, 6),
-       st.sampled_from(rounding.statistics.AUDITED_METHODS), st.integers(0, 1000))
+       st.sampled_from(rounding._statistics.AUDITED_METHODS), st.integers(0, 1000))
 def test_audit_ranges_contain_the_original(table, base, method, seed):
     result = round_table(table, base, method, seed=seed)
     frame = result.audit.frame
@@ -630,7 +630,7 @@ def test_round_table_input_errors():
 
 
 def test_docstring_examples():
-    for module in (rounding.rules, rounding.statistics, rounding.controlled, rounding.network,
-                   rounding.audit, rounding.base_choice, rounding.api):
+    for module in (rounding._rules, rounding._statistics, rounding._controlled, rounding._network,
+                   rounding._audit, rounding._base_choice, rounding._api):
         failures, _ = doctest.testmod(module, extraglobs={"np": np, "Table": Table})
         assert failures == 0, module.__name__

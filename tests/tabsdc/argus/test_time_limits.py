@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tabsdc.io.argus.batch import run_batch
+from tabsdc.io.argus._batch import run_batch
 from tests.tabsdc.argus.conftest import write_survey_job
 
 
@@ -76,7 +76,7 @@ def test_mod_passes_its_minutes_per_subtable_and_its_singleton_options(monkeypat
     """MOD(t, minutes, ss, sm, mf): the minutes become each sub-table's limit in seconds
     (no limit for the whole protection unless the job has one); singleton protection unless
     all three singleton options are 0."""
-    from tabsdc.io.argus import protect as protect_module
+    import tabsdc.io.argus._protect as protect_module
     from tests.tabsdc.test_modular import twin_table
 
     seen = {}
