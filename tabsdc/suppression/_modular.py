@@ -59,11 +59,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._errors import InputError
 from tabsdc._parallel import parallel_map, worker_count
 from tabsdc._progress import Deadline, ProgressReporter, heartbeat
 from tabsdc._structure import CellIndexer
-from tabsdc._table import HIDDEN_STATUSES, Table
+from tabsdc._table import Table
 from tabsdc.audit._insider import insider_proofs
 from tabsdc.suppression._attacker import Attacker, Requirement
 

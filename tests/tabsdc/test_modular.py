@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._progress import Deadline
-from tabsdc._table import HIDDEN_STATUSES
 from tabsdc.suppression import suppress
 from tabsdc.suppression._methods import protect_subtable
 from tabsdc.suppression._modular import (
