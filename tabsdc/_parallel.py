@@ -23,9 +23,10 @@ Examples
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TypeVar
 
 from tabsdc._errors import InputError, TabSDCError
@@ -69,6 +70,8 @@ def parallel_map(
     n_jobs: int | None = 1,
     client: Any = None,
     chunksize: int = 1,
+    on_result: Callable[[int], None] | None = None,
+    fresh_workers: bool = False,
 ) -> list[R]:
     """``[func(t) for t in tasks]``, run in parallel (see the module docstring).
 
@@ -84,6 +87,14 @@ def parallel_map(
         Run the tasks on this Dask cluster.
     chunksize : int
         Tasks sent to a pool process at a time.
+    on_result : callable, optional
+        Called in this process with a task's index as soon as that task has finished (in
+        the order they finish), e.g. for progress lines.
+    fresh_workers : bool
+        Start the pool's processes from a fresh interpreter (``forkserver``) instead of
+        forking this process: needed when the tasks solve MILPs and this process has
+        solved some already (HiGHS's MIP threads do not survive a fork; a forked worker can
+        wait for them forever).
 
     Returns
     -------
@@ -98,23 +109,36 @@ def parallel_map(
     """
     tasks = list(tasks)
     if client is not None:
-        return _dask_map(func, tasks, client)
+        return _dask_map(func, tasks, client, on_result)
     jobs = min(resolve_jobs(n_jobs), len(tasks))
     if jobs <= 1:
-        return [func(t) for t in tasks]
+        return [_reported(func(t), index, on_result) for index, t in enumerate(tasks)]
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            return list(pool.map(func, tasks, chunksize=max(1, chunksize)))
+        context = multiprocessing.get_context("forkserver") if fresh_workers else None
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+            if on_result is None:
+                return list(pool.map(func, tasks, chunksize=max(1, chunksize)))
+            futures = {pool.submit(func, t): index for index, t in enumerate(tasks)}
+            for future in as_completed(futures):
+                on_result(futures[future])
+            return [future.result() for future in futures]
     except BrokenProcessPool as error:
         raise ParallelError(f"a worker process died while running {len(tasks)} tasks of "
                             f"{_name(func)}: {error}") from error
 
 
-def _dask_map(func: Callable[[T], R], tasks: Sequence[T], client: Any) -> list[R]:
+def _reported(result: R, index: int, on_result: Callable[[int], None] | None) -> R:
+    if on_result is not None:
+        on_result(index)
+    return result
+
+
+def _dask_map(func: Callable[[T], R], tasks: Sequence[T], client: Any,
+              on_result: Callable[[int], None] | None = None) -> list[R]:
     try:
-        from distributed import CancelledError
+        from distributed import CancelledError, as_completed
     except ImportError as error:  # a client without distributed cannot exist; be explicit
         raise InputError("client= needs dask.distributed: pip install sdctoolkit[dask]") \
             from error
@@ -122,6 +146,10 @@ def _dask_map(func: Callable[[T], R], tasks: Sequence[T], client: Any) -> list[R
         return []
     try:
         futures = client.map(func, tasks, pure=False)
+        if on_result is not None:
+            index = {future.key: k for k, future in enumerate(futures)}
+            for future in as_completed(futures):
+                on_result(index[future.key])
         return client.gather(futures)
     except (CancelledError, OSError, TimeoutError) as error:
         raise ParallelError(f"the Dask cluster failed while running {len(tasks)} tasks of "

@@ -39,7 +39,7 @@ def status_map(
     letters = list(STATUS_COLOURS)
     grid = np.vectorize(letters.index)(status.fillna("s").to_numpy())
     fig = Figure(figsize=(min(14, 2 + 0.22 * status.shape[1]),
-                          min(14, 1.5 + 0.22 * status.shape[0])))
+                          min(14, 1.5 + 0.22 * status.shape[0])), layout="constrained")
     ax = fig.subplots()
     ax.imshow(grid, cmap=ListedColormap(list(STATUS_COLOURS.values())), vmin=0,
               vmax=len(letters) - 1, aspect="auto", interpolation="nearest")
@@ -53,5 +53,4 @@ def status_map(
              "x": "secondary", "w": "dummy"}
     ax.legend(handles=[Patch(color=STATUS_COLOURS[letters[i]], label=names[letters[i]])
                        for i in shown], loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    fig.tight_layout()
     return fig

@@ -73,6 +73,11 @@ class Deadline:
         self.hit = False
 
     @property
+    def clock(self) -> Callable[[], float]:
+        """The clock this deadline reads (for deadlines of parts of the work)."""
+        return self._clock
+
+    @property
     def limited(self) -> bool:
         """True when there is a limit at all."""
         return math.isfinite(self.seconds)

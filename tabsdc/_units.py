@@ -23,6 +23,10 @@ import numpy as np
 #: Largest values that are solved as they are (the working unit is 1 inside this range).
 _NATURAL_RANGE = (1.0, 1e6)
 
+#: Below this largest magnitude the values are zero to every solver and the working unit
+#: stays 1 (a smaller unit would underflow: ``10.0 ** -327 == 0.0``).
+_NEGLIGIBLE = 1e-290
+
 #: The largest absolute value, cost or protection level a table may hold. The methods sum
 #: and square values (relations, the distances and variances of adjustments): 1e150 keeps
 #: the squares of 1e8 cells below float64's largest number (about 1.8e308). Tables are
@@ -72,9 +76,11 @@ def working_unit(values: np.ndarray) -> float:
     1e-12
     >>> working_unit(np.array([4.2e9]))
     1000000.0
+    >>> working_unit(np.array([5e-324]))
+    1.0
     """
     largest = magnitude(values)
     low, high = _NATURAL_RANGE
-    if largest == 0.0 or low <= largest <= high:
+    if largest < _NEGLIGIBLE or low <= largest <= high:
         return 1.0
     return 10.0 ** (math.floor(math.log10(largest)) - 3)

@@ -35,7 +35,8 @@ def posterior_figure(posterior: pd.DataFrame, largest: int = 6) -> Figure:
                 label=f"y = {y:g}")
     ax.set_xlabel("original count x")
     ax.set_ylabel("P[x | y]")
-    ax.legend(fontsize=7, ncol=2)
+    if ax.get_legend_handles_labels()[0]:  # no line when no published count is that small
+        ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     return fig
 

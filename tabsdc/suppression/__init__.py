@@ -15,8 +15,9 @@ upper protection against the interval attack: "Contracts", protection). Methods:
   (:mod:`tabsdc.suppression._heuristic`); any linear table;
 * ``"network"``: the same with the flows solved as min-cost flows on the table's network
   (:mod:`tabsdc.suppression._network`); two-dimensional tables;
-* ``"modular"``: hierarchical tables split into sub-tables protected one by one with the
-  optimal method and backtracking (:mod:`tabsdc.suppression._modular`), then every
+* ``"modular"``: hierarchical tables split into sub-tables protected top-down in waves of
+  independent sub-tables (in parallel) with the optimal method, each with its own time
+  limit, and backtracking (:mod:`tabsdc.suppression._modular`), then every
   requirement checked (in parallel, :mod:`tabsdc.suppression._checks`) and repaired as a
   whole;
 * ``"hypercube"``: for large hierarchical tables, a least-cost hypercube per primary found
@@ -175,8 +176,9 @@ def suppress(
         routing, clean-up and sub-tables (with done/total, rate and time left), and one per
         round of the optimal method.
     n_jobs : int, optional
-        Processes for independent work (the modular method's check of every requirement
-        after its sub-tables); ``-1``: one per core. The pattern does not depend on it.
+        Processes for independent work (the modular method's sub-tables of a wave and its
+        check of every requirement after them); ``-1``: one per core. The pattern does not
+        depend on it.
     client : dask.distributed.Client, optional
         Run that work on a Dask cluster instead (see :mod:`tabsdc._parallel`).
     solver : {"highs"}

@@ -11,8 +11,9 @@ Every method is ``method(problem, options) -> MethodOutcome``
   region by region (:func:`tabsdc.suppression._neighbourhood.improve_pattern`);
 * ``"heuristic"``, ``"network"``: routing of every requirement from the given pattern,
   then clean-up, with the flow LP or the table's network as the router;
-* ``"modular"``: the sub-tables protected one by one with the optimal method, then every
-  requirement checked and the failing ones routed on the whole table;
+* ``"modular"``: the sub-tables protected wave by wave with the optimal method, each
+  within its own time limit (:func:`protect_subtable`), then every requirement checked and
+  the failing ones routed on the whole table;
 * ``"hypercube"``: a hypercube per primary, routing of what no hypercube meets, clean-up
   (:func:`tabsdc.suppression._hypercube.hypercube_method`).
 
@@ -23,17 +24,18 @@ search.
 
 from __future__ import annotations
 
-import numpy as np
-
+from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
-from tabsdc._table import Table
-from tabsdc._validation import in_working_units
 from tabsdc.suppression._checks import failing_requirements
-from tabsdc.suppression._costs import cell_costs
 from tabsdc.suppression._guided import guided_pattern
-from tabsdc.suppression._heuristic import FlowRouter
+from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
-from tabsdc.suppression._modular import modular_pattern
+from tabsdc.suppression._modular import (
+    SubtableOutcome,
+    SubtableTask,
+    modular_pattern,
+    publish_unneeded,
+)
 from tabsdc.suppression._neighbourhood import improve_pattern, kept_witnesses
 from tabsdc.suppression._network import NetworkRouter
 from tabsdc.suppression._optimal import optimal_pattern
@@ -131,38 +133,66 @@ def network_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     return _routing(problem, options, NetworkRouter)
 
 
+def protect_subtable(task: SubtableTask) -> SubtableOutcome:
+    """Protect one sub-table of the modular method: the optimal method within
+    ``task.seconds``; without a pattern by then, routing and clean-up on the sub-table
+    alone, within as long again (module level, so that it runs in worker processes and on
+    Dask)."""
+    deadline = Deadline(task.seconds, clock=task.clock)
+    seconds = 0.0
+    try:
+        problem = suppression_problem(task.table, task.cost, prior=task.prior, q=task.q,
+                                      singletons=task.singletons)
+        if not problem.reqs:
+            return SubtableOutcome(problem.fixed_on, "optimal", 0.0)
+        outcome = optimal_method(problem, MethodOptions(deadline))
+        seconds = deadline.elapsed()
+        if outcome.pattern is not None:
+            how = "optimal" if outcome.stats.status == "optimal" else "feasible"
+            return SubtableOutcome(outcome.pattern, how, seconds)
+        again = Deadline(task.seconds, clock=task.clock)
+        routed = route_and_clean(problem, MethodOptions(again), problem.attacker(again),
+                                 problem.router(FlowRouter, again), problem.fixed_on,
+                                 problem.reqs, ~problem.fixed_on & ~problem.fixed_off)
+    except InputError:  # no pattern within its own cells
+        return SubtableOutcome(None, "infeasible", deadline.elapsed())
+    if routed is None:  # its routing ran out of time too (or Ctrl-C)
+        return SubtableOutcome(None, "none", seconds)
+    return SubtableOutcome(routed[0], "routed", seconds)
+
+
 def modular_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
-    """The sub-tables protected one by one by the optimal method within ``MODULAR_SHARE``
-    of the time (each at most ``options.subtable_limit`` seconds), then every requirement
-    checked on the whole table and the failing ones routed; the clean-up publishes again
-    only cells the sub-tables did not hide."""
+    """The sub-tables protected wave by wave by the optimal method within ``MODULAR_SHARE``
+    of the time (each at most ``options.subtable_limit`` seconds,
+    :func:`~tabsdc.suppression._modular.modular_pattern`), then every requirement checked on
+    the whole table and the failing ones routed; the clean-up publishes again the routed
+    cells those requirements do not need
+    (:func:`~tabsdc.suppression._modular.publish_unneeded`)."""
     bound = certified_bound(problem, options)
     deadline, table = options.deadline, problem.table
     attacker = problem.attacker(deadline)
     phase = deadline.share(MODULAR_SHARE)
-
-    def solve_subtable(sub: Table, cells: np.ndarray) -> np.ndarray | None:
-        limit = phase.solver_limit(options.subtable_limit) or options.subtable_limit
-        sub_problem = suppression_problem(in_working_units(sub)[0],
-                                          cell_costs(sub, problem.cost[cells]),
-                                          prior=options.prior, q=options.q, singletons=False)
-        if not sub_problem.reqs:
-            return sub_problem.fixed_on
-        return optimal_method(sub_problem, MethodOptions(Deadline(limit))).pattern
-
-    start, subtable_solves = modular_pattern(
-        table, solve_subtable, (table.cells["lpl"].to_numpy(float),
-                                table.cells["upl"].to_numpy(float)), options.progress, phase)
+    start, modular = modular_pattern(
+        table, problem.cost, (table.cells["lpl"].to_numpy(float),
+                              table.cells["upl"].to_numpy(float)),
+        protect_subtable, subtable_limit=options.subtable_limit, prior=options.prior,
+        q=options.q, singletons=problem.insiders is not None, deadline=phase,
+        progress=options.progress, n_jobs=options.n_jobs, client=options.client,
+        clock=deadline.clock)
     failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
                                    client=options.client, progress=options.progress)
-    routed = route_and_clean(problem, options, attacker, problem.router(FlowRouter, deadline),
-                             start, failing, ~start & ~problem.fixed_off)
-    if routed is None:
-        return MethodOutcome(None, no_pattern(deadline, rounds=subtable_solves,
+    routed, _, complete = heuristic_pattern(
+        failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
+        problem.labels, options.progress, deadline)
+    if not complete:
+        return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
                                               attacker_solves=attacker.n_solves), bound=bound)
-    return MethodOutcome(routed[0], pattern_stats(problem, routed[0], deadline, attacker,
-                                                  rounds=subtable_solves,
-                                                  time_limited=phase.hit), bound=bound)
+    pattern = publish_unneeded(failing, attacker, problem.cost, routed,
+                               routed & ~start & ~problem.fixed_off,
+                               progress=options.progress, deadline=deadline)
+    return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker,
+                                                rounds=modular.solved,
+                                                time_limited=phase.hit), bound=bound)
 
 
 #: The methods by name (``method="auto"`` chooses one of them,

@@ -32,6 +32,7 @@ from tabsdc.rounding import (
     unbiased_controlled_rounding,
     up_probability,
 )
+from tabsdc.rounding._network import unbiased_flow
 
 # -- tables -----------------------------------------------------------------------------------
 
@@ -496,10 +497,16 @@ def test_unbiased_controlled_rounding_mean_converges_to_x(hierarchy):
         table = grid(rng.integers(0, 20, (4, 5)))
     base, runs = 5, 2000
     generator = np.random.default_rng(123)
-    draws = np.array([unbiased_controlled_rounding(table, base, seed=generator).rounded
-                      for _ in range(runs)])
+    # The draw of unbiased_controlled_rounding on the table's network, built once (the
+    # function rebuilds it for every call; its seeds are tested above).
+    network, _ = table_network(table)
     x = table.values
-    _, r = decompose(x, base)
+    q, r = decompose(x, base)
+    draws = np.array([base * (q + unbiased_flow(network, r, base, generator))
+                      for _ in range(runs)])
+    np.testing.assert_array_equal(
+        unbiased_controlled_rounding(table, base, seed=np.random.default_rng(5)).rounded,
+        base * (q + unbiased_flow(network, r, base, np.random.default_rng(5))))
     p = r / base
     sigma = base * np.sqrt(p * (1 - p) / runs)
     assert np.all(np.abs(draws.mean(axis=0) - x) <= 5 * sigma + 1e-12)
