@@ -36,7 +36,11 @@ from tabsdc.suppression._modular import (
     modular_pattern,
     publish_unneeded,
 )
-from tabsdc.suppression._neighbourhood import improve_pattern, kept_witnesses
+from tabsdc.suppression._neighbourhood import (
+    REGIONS_WITHOUT_LIMIT,
+    improve_pattern,
+    kept_witnesses,
+)
 from tabsdc.suppression._network import NetworkRouter
 from tabsdc.suppression._optimal import optimal_pattern
 from tabsdc.suppression._problem import (
@@ -90,8 +94,9 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`) within
     ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
     region (:func:`~tabsdc.suppression._neighbourhood.improve_pattern`) in the rest of the
-    time (without a time limit: as long again as the method took so far). Never more
-    costly than the hypercube method's pattern."""
+    time (without a time limit: ``REGIONS_WITHOUT_LIMIT`` regions at most, so that the
+    pattern does not depend on the machine's speed). Never more costly than the hypercube
+    method's pattern."""
     deadline, progress = options.deadline, options.progress
     bound = certified_bound(problem, options)
     fallback = hypercube_phases(problem, options, bound) if problem.table.dims else None
@@ -111,8 +116,9 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
                                    if pattern is None else "the routed pattern costs more")
                      + ": the hypercube pattern is kept")
         pattern = kept
-    improving = deadline if deadline.limited else Deadline(deadline.elapsed())
-    improved, search = improve_pattern(problem, pattern, improving, progress=progress)
+    improved, search = improve_pattern(
+        problem, pattern, deadline, progress=progress,
+        max_regions=None if deadline.limited else REGIONS_WITHOUT_LIMIT)
     witnesses = None
     if pattern is kept and fallback is not None and fallback.witnesses is not None:
         witnesses = kept_witnesses(fallback.witnesses, improved)

@@ -55,6 +55,9 @@ from tabsdc.suppression._problem import SuppressionProblem
 REGION_SECONDS = 10.0
 #: Radius of a region around its secondary, in relations.
 REGION_HOPS = 1
+#: Regions a search without a time limit solves at most (a count, not a time, so that the
+#: pattern does not depend on the machine's speed).
+REGIONS_WITHOUT_LIMIT = 60
 
 
 @dataclass(frozen=True)
@@ -84,11 +87,12 @@ def improve_pattern(
     progress: Progress | None = None,
     hops: int = REGION_HOPS,
     region_limit: float = REGION_SECONDS,
+    max_regions: int | None = None,
     seed: int = 0,
 ) -> tuple[np.ndarray, NeighbourhoodStats]:
     """A protecting pattern no more costly than ``pattern`` (which protects every
-    requirement of ``problem``), improved region by region until ``deadline`` (see the
-    module docstring).
+    requirement of ``problem``), improved region by region until ``deadline``, or after
+    ``max_regions`` regions, or when no region improves it (see the module docstring).
 
     Regions are drawn with a generator seeded by ``seed`` (the same seed and the same
     solver times give the same pattern); a region whose solve kept the pattern is not drawn
@@ -103,7 +107,8 @@ def improve_pattern(
     rng = np.random.default_rng(seed)
     tried = np.zeros(len(cost), dtype=bool)  # centres whose region kept the pattern
     regions = improved = 0
-    while certificates is not None and not deadline.expired:
+    while certificates is not None and not deadline.expired and (
+            max_regions is None or regions < max_regions):
         candidates = np.flatnonzero(pattern & removable & ~tried & (cost > 0))
         if len(candidates) == 0:
             break

@@ -94,6 +94,18 @@ def test_the_same_seed_gives_the_same_pattern():
     assert (first == again).all()
 
 
+def test_a_search_without_a_time_limit_solves_at_most_its_count_of_regions():
+    # the first region around the grand total's neighbourhood already improves this pattern
+    # (the search above keeps several); one region, then the search ends
+    _, _, table = survey(0, 2, 25)
+    problem = problem_of(table, "value")
+    start = suppress(table, "hypercube", cost="value").suppressed
+    _, unbounded = improve_pattern(problem, start, Deadline(None))
+    pattern, stats = improve_pattern(problem, start, Deadline(None), max_regions=1)
+    assert stats.regions == 1 < unbounded.regions and not stats.time_limited
+    assert stats.cost <= stats.start_cost
+
+
 def test_the_search_stops_at_its_time_limit():
     # a clock that moves one second per reading: the 30 s limit expires within the search,
     # after the certificates of the start
