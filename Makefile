@@ -1,7 +1,9 @@
 # Two commands: `make demo` and `make test`. Each creates .venv when missing and installs the
 # project with its test extras first, so a fresh machine needs nothing installed by hand.
 # `make test` is the fast suite (tests marked slow left out); `make test-slow` runs the slow
-# ones and every property test again with more examples; `make test-all` both (CI).
+# ones and every property test again with more examples; `make test-all` both (CI). The fast
+# suite and the property tests run on every core (pytest-xdist); the slow tests, some of which
+# race a time limit, one at a time.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -21,11 +23,11 @@ demo: $(STAMP)
 	$(BIN)/tabsdc demo --out demo-report.html
 
 test: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest -q -m "not slow"
+	MPLBACKEND=Agg $(BIN)/python -m pytest -q -m "not slow" -n auto
 
 test-slow: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest -q -m slow
-	MPLBACKEND=Agg HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m "hypothesis and not slow"
+	MPLBACKEND=Agg HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m "hypothesis and not slow" -n auto
 
 test-all: test test-slow
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tabsdc.io.argus.batch import run_batch  # noqa: E402
+from tabsdc.io.argus._batch import run_batch  # noqa: E402
 from tests.tabsdc.argus.conftest import write_survey_job  # noqa: E402
 
 #: (SUPPRESS command, job time limit in seconds or None)

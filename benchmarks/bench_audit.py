@@ -11,7 +11,7 @@ polytope), so the two are compared by their rates: ``objective`` = bounds per se
 **Patterns made elsewhere** (``--foreign``; :mod:`foreign_patterns`): each pattern is audited
 as a published table without witnesses from whoever made it, ``audit(table,
 witnesses="search")`` (hypercubes of hidden cells looked for, the requirements they leave
-settled by LPs: :mod:`tabsdc.audit.settle`) or with no witnesses at all (``"none"``: every
+settled by LPs: :mod:`tabsdc.audit._settle`) or with no witnesses at all (``"none"``: every
 requirement settled by LPs). Patterns: ``gauss`` (GaussSuppression's recorded ones),
 ``hypercube``/``modular``/``heuristic`` (the toolkit's methods, witnesses dropped; a pattern
 saved in ``data/patterns/`` is read instead of made, e.g. ``heuristic:3d_115k``, the

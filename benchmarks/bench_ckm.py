@@ -12,7 +12,7 @@ peak resident set (``ru_maxrss``), which includes the synthetic data.
 With ``--dask N`` the records are a ``dask.dataframe`` of ``N`` partitions, each drawn
 when dask computes it (its own seed; its keys stored in the partition as a column), so the
 records are never all in memory: the count table and the cell keys are computed partition
-by partition (:mod:`tabsdc.microdata_dask`).
+by partition (:mod:`tabsdc._microdata_dask`).
 
 Usage::
 

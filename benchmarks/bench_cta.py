@@ -37,9 +37,9 @@ from bench_suppression import grid_table  # noqa: E402
 from harness import measure, print_table, shared_data  # noqa: E402
 
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules  # noqa: E402
+from tabsdc._datasets import load_business_survey  # noqa: E402
+from tabsdc._errors import InputError, SolverError  # noqa: E402
 from tabsdc.cta import adjust  # noqa: E402
-from tabsdc.datasets import load_business_survey  # noqa: E402
-from tabsdc.errors import InputError, SolverError  # noqa: E402
 
 SIZES = (50, 100, 200, 500, 1000)
 #: Time limit (s) per grid size: the issue's goals for 100 and 1000, proportionate between.

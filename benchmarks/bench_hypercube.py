@@ -1,15 +1,15 @@
 """The hypercube method's search: batched evaluation against one primary at a time.
 
 Baseline, measured in the same process: the implementation of
-:mod:`tabsdc.suppression.hypercube` at commit :data:`BASELINE` (read with ``git show``),
+:mod:`tabsdc.suppression._hypercube` at commit :data:`BASELINE` (read with ``git show``),
 which evaluated every primary's candidates one primary at a time, listing their corners, at
 most 2,048 of them, and re-evaluated each primary of a secondary in the clean-up. The
 current one evaluates candidates by matrix products on the grid of cells they use, a batch
 of primaries at a time, and keeps each primary's free hypercubes during the clean-up
-(:mod:`tabsdc.suppression.hypercube`). Both run the phases of the method on the same
+(:mod:`tabsdc.suppression._hypercube`). Both run the phases of the method on the same
 table, costs and requirements: the cover (a hypercube per primary), the wider search for
 the requirements left, the clean-up, and the check of every certificate against the
-relations (:func:`~tabsdc.suppression.hypercube.uncertified`); no LP routing, no audit.
+relations (:func:`~tabsdc.suppression._hypercube.uncertified`); no LP routing, no audit.
 
 Times are CPU seconds of this process (``time.process_time``), so that a machine shared
 with other jobs does not inflate them; the wall-clock seconds follow. ``objective`` is the
@@ -37,12 +37,13 @@ sys.path.insert(0, str(Path(__file__).parent))
 from harness import Measurement, print_table  # noqa: E402
 from large_instances import INSTANCES, build_table, records  # noqa: E402
 
-import tabsdc.suppression.hypercube as current  # noqa: E402
-from tabsdc.bounds import capacities  # noqa: E402
-from tabsdc.suppression.attacker import requirements  # noqa: E402
-from tabsdc.suppression.costs import cell_costs  # noqa: E402
-from tabsdc.table import HIDDEN_STATUSES  # noqa: E402
-from tabsdc.validation import in_working_units, working_unit  # noqa: E402
+import tabsdc.suppression._hypercube as current  # noqa: E402
+from tabsdc._bounds import capacities  # noqa: E402
+from tabsdc._cellstatus import HIDDEN_STATUSES
+from tabsdc._units import working_unit
+from tabsdc._validation import in_working_units
+from tabsdc.suppression._attacker import requirements  # noqa: E402
+from tabsdc.suppression._costs import cell_costs  # noqa: E402
 
 #: The commit whose hypercube search is the baseline.
 BASELINE = "23cc76a"

@@ -39,8 +39,8 @@ from harness import markdown_table  # noqa: E402
 from large_instances import build_table, records  # noqa: E402
 
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules  # noqa: E402
+from tabsdc._datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.audit import audit  # noqa: E402
-from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.suppression import suppress  # noqa: E402
 
 

@@ -51,8 +51,8 @@ from tabsdc import (  # noqa: E402
     TableSet,
     apply_rules,
 )
+from tabsdc._datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.audit import audit  # noqa: E402
-from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.suppression import suppress  # noqa: E402
 
 DIMS = [["A88", "NUTS3"], ["A88", "SIZE"], ["NUTS3", "SIZE"]]

@@ -26,8 +26,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from harness import Measurement, measure, print_table  # noqa: E402
 
+from microsdc._risk import record_linkage  # noqa: E402
 from microsdc.masking import mdav  # noqa: E402
-from microsdc.risk import record_linkage  # noqa: E402
 
 #: sdcMicro 5.8.1 MDAV, elapsed seconds (shared/data/peers/README.md).
 SDCMICRO_SECONDS = {10_000: 0.57, 30_000: 7.0, 100_000: 110.6}

@@ -3,7 +3,7 @@
 For each instance, cost (``value``, ``count``) and method: the method's time (the final
 audit and the bound included: :func:`tabsdc.suppression.suppress` as a user calls it),
 status, secondary cells, their value, the cost of the pattern, the certified lower bound
-of that run (:mod:`tabsdc.suppression.bound`), and the ratio of the cost to the **best**
+of that run (:mod:`tabsdc.suppression._bound`), and the ratio of the cost to the **best**
 bound of the instance and cost (every run's bound is valid for all patterns, so the largest
 one is used for every row), and the audit's verdict. GaussSuppression's recorded patterns
 (``data/gausssuppression/<instance>.csv``, made by ``foreign_patterns.py``) are added where

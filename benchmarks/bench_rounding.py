@@ -7,7 +7,7 @@
     controlled rounding. The MILP gets a time limit; a stopped MILP is shown with its gap.
     Objective = total absolute deviation of the rounding.
 (ii) the hierarchical business survey (rtauargus ``indiv_dt``, shipped as
-    ``tabsdc.datasets.load_business_survey``): counts and turnover (base 100) of A88 x NUTS3
+    ``tabsdc._datasets.load_business_survey``): counts and turnover (base 100) of A88 x NUTS3
     with both hierarchies (a MILP: not a network), and of A88 (hierarchy) x NUTS3 (flat), a
     network with a hierarchy in one dimension: network against MILP.
 
@@ -41,7 +41,7 @@ from bench_cta import castro_table  # noqa: E402
 from harness import measure, print_table  # noqa: E402
 
 from tabsdc import Table  # noqa: E402
-from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
+from tabsdc._datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.rounding import (  # noqa: E402
     controlled_rounding,
     decompose,

@@ -3,7 +3,7 @@
 Three linked count tables of the shipped business survey (A21 x NUTS2, A21 x SIZE,
 NUTS2 x SIZE) are rounded once by small-count rounding (consistent across the three) and
 each on its own by optimal controlled rounding; the figures are those of
-:func:`tabsdc.rounding.small_count.deviation_figures`.
+:func:`tabsdc.rounding._small_count.deviation_figures`.
 
 Usage::
 
@@ -13,9 +13,9 @@ import time
 
 import pandas as pd
 
-from tabsdc.datasets import load_business_survey
+from tabsdc._datasets import load_business_survey
 from tabsdc.rounding import round_small_counts, round_table
-from tabsdc.rounding.small_count import deviation_figures
+from tabsdc.rounding._small_count import deviation_figures
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ Instance: a random sparse LP with n columns, n/2 rows and 5n nonzeros (n = 200,0
 1,000,000 nonzeros; ``--quick``: n = 20,000), bounds on every column and ranged rows on a
 tenth of the rows. Methods, all from the same :class:`tabsdc.solver.LinearProgram`:
 
-* ``pulp build`` (baseline): :func:`tabsdc.solver.pulp_backend.build_pulp_problem`, the
+* ``pulp build`` (baseline): :func:`tabsdc.solver._pulp_backend.build_pulp_problem`, the
   PuLP problem every PuLP solver (CBC, GLPK, ...) starts from;
 * ``HighsModel``: :class:`tabsdc.solver.HighsModel`, the arrays passed to HiGHS in one call;
 * ``LinearProgram``: validating the arrays and converting the matrix to CSR, which both
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from harness import measure, print_table  # noqa: E402
 
 from tabsdc.solver import HighsModel, LinearProgram  # noqa: E402
-from tabsdc.solver.pulp_backend import build_pulp_problem  # noqa: E402
+from tabsdc.solver._pulp_backend import build_pulp_problem  # noqa: E402
 
 
 def random_lp(n: int, seed: int = 0) -> dict[str, object]:

@@ -29,12 +29,12 @@ from bench_table_rules import synthetic  # noqa: E402
 from harness import measure, print_table  # noqa: E402
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules  # noqa: E402
-from tabsdc.bounds import capacities  # noqa: E402
-from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
+from tabsdc._bounds import capacities  # noqa: E402
+from tabsdc._datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 from tabsdc.solver import LinearProgram, solve  # noqa: E402
 from tabsdc.suppression import suppress  # noqa: E402
-from tabsdc.suppression.attacker import requirements  # noqa: E402
-from tabsdc.suppression.costs import cell_costs  # noqa: E402
+from tabsdc.suppression._attacker import requirements  # noqa: E402
+from tabsdc.suppression._costs import cell_costs  # noqa: E402
 
 
 def grid_table(size: int, share: float = 0.05, seed: int = 3) -> Table:

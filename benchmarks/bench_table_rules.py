@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from harness import measure, print_table  # noqa: E402
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules  # noqa: E402
-from tabsdc.datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
+from tabsdc._datasets import business_survey_hierarchies, load_business_survey  # noqa: E402
 
 
 def synthetic(n: int, seed: int = 1) -> tuple[pd.DataFrame, dict[str, list[str]]]:

@@ -92,8 +92,8 @@ def one_run(url: str, method: str, times: dict[str, list[float]]) -> bytes:
 def reference(method: str) -> bytes:
     """The API's publishable file for the clients' choices."""
     from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
-    from tabsdc.datasets import load_business_survey
-    from tabsdc.release import write_publishable
+    from tabsdc._datasets import load_business_survey
+    from tabsdc._release import write_publishable
     from tabsdc.suppression import suppress
 
     data = load_business_survey()

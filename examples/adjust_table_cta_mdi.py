@@ -30,9 +30,8 @@ import numpy as np
 import pandas as pd
 
 from sdcreport import Report, Section
-from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
+from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules, load_business_survey
 from tabsdc.cta import AdjustmentResult, adjust
-from tabsdc.datasets import load_business_survey
 
 
 def survey_table() -> Table:

@@ -21,11 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from microsdc.datasets import load_tarragona
+from microsdc import disclosure_risk, load_tarragona, quick_grid, ru_map, run_study
 from microsdc.masking import additive_noise, correlated_noise, mdav, rank_swap
-from microsdc.plots import ru_map
-from microsdc.risk import disclosure_risk
-from microsdc.studies import quick_grid, run_study
 from microsdc.utility import information_loss
 from sdcreport import Report, Section
 

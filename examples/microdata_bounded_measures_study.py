@@ -20,8 +20,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from microsdc.datasets import load_casc, load_tarragona
-from microsdc.studies import default_grid, quick_grid, run_study
+from microsdc import default_grid, load_casc, load_tarragona, quick_grid, run_study
 from sdcreport import Report
 
 

@@ -25,9 +25,16 @@ import numpy as np
 import pandas as pd
 
 from sdcreport import Report, Section
-from tabsdc import DominanceRule, FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
-from tabsdc.datasets import load_business_survey
-from tabsdc.release import write_publishable
+from tabsdc import (
+    DominanceRule,
+    FrequencyRule,
+    Hierarchy,
+    PPercentRule,
+    Table,
+    apply_rules,
+    load_business_survey,
+    write_publishable,
+)
 from tabsdc.suppression import suppress
 
 LEVELS = {"quick": (["A10", "A21"], ["NUTS1", "NUTS2"]),

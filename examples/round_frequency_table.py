@@ -25,8 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from sdcreport import Report, Section
-from tabsdc import Hierarchy, Table
-from tabsdc.datasets import load_business_survey
+from tabsdc import Hierarchy, Table, load_business_survey
 from tabsdc.rounding import choose_base, posterior_figure, round_table, rule_statistics
 
 #: Candidate bases, and the methods whose base choice is shown.

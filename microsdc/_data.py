@@ -12,16 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc.errors import DataError
-
-__all__ = [
-    "NumericPair",
-    "numeric_pair",
-    "numeric_matrix",
-    "frame_pair",
-    "generator",
-    "shown",
-]
+from microsdc._errors import DataError
 
 Seed = int | np.random.Generator | None
 

@@ -5,10 +5,11 @@ A :class:`Report` is a list of :class:`Section` objects; a section holds text, t
 Markdown, one self-contained HTML file (figures embedded as PNG) and JSON.
 """
 
-from sdcreport.contract import Check, Result, ResultBase, TableResult
-from sdcreport.numbers import format_frame, format_number, format_numbers
-from sdcreport.report import Figure, Metrics, Report, Section, TableBlock, Text
-from sdcreport.statuses import (
+from sdcreport._contract import Check, Result, ResultBase, TableResult
+from sdcreport._files import OutputPathError
+from sdcreport._numbers import format_frame, format_number, format_numbers
+from sdcreport._report import Figure, Metrics, Report, Section, TableBlock, Text
+from sdcreport._statuses import (
     AdjustmentStatus,
     AttackStatus,
     BaseChoiceStatus,
@@ -33,5 +34,5 @@ __all__ = [
     "ResultBase", "Status", "SolveStatus", "SuppressionStatus", "RoundingStatus",
     "AdjustmentStatus", "ProtectionStatus", "CheckStatus", "DifferencingStatus", "BatchStatus",
     "AttackStatus", "RulesStatus", "PerturbationStatus", "FitStatus", "SignificanceStatus",
-    "BaseChoiceStatus", "MeasureStatus",
+    "BaseChoiceStatus", "MeasureStatus", "OutputPathError",
 ]

@@ -34,13 +34,13 @@ This page is generated from the packages (`python tests/test_api_page.py` writes
 
 
 def packages() -> list[str]:
-    """Every package (a folder with ``__init__.py``) of :data:`PACKAGES` whose ``__init__``
-    defines ``__all__``, in name order."""
+    """Every public package (a folder with ``__init__.py``, no part of its name private) of
+    :data:`PACKAGES` whose ``__init__`` defines ``__all__``, in name order."""
     found = []
     for top in PACKAGES:
         package = importlib.import_module(top)
         names = [top] + [m.name for m in pkgutil.walk_packages(package.__path__, top + ".")
-                         if m.ispkg]
+                         if m.ispkg and not any(p.startswith("_") for p in m.name.split("."))]
         found += [n for n in names if "__all__" in vars(importlib.import_module(n))]
     return sorted(found)
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from microsdc.cli import COMMANDS as MICROSDC_COMMANDS
-from tabsdc.cli.main import COMMANDS as TABSDC_COMMANDS
+from tabsdc.cli._main import COMMANDS as TABSDC_COMMANDS
 
 #: What ``--help`` of a program must not import.
 HEAVY = ("highspy", "pulp", "scipy.optimize", "matplotlib", "pandas")
@@ -42,5 +42,5 @@ def test_help_lists_every_command_and_imports_none(prog, commands):
 
 def test_a_command_imports_its_own_module_only():
     out, modules = loaded_by("tabsdc", ["audit", "--help"])
-    assert "tabsdc.cli.audit" in modules and "--prior-q" in out
+    assert "tabsdc.cli._audit" in modules and "--prior-q" in out
     assert not {c.module for n, c in TABSDC_COMMANDS.items() if n != "audit"} & modules

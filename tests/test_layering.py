@@ -47,22 +47,37 @@ def private(part: str) -> bool:
 
 
 def test_no_private_name_is_imported_across_modules():
-    """``from m import _name`` never; a private module (``pkg/_mod.py``) only from inside the
-    package that holds it."""
+    """``from m import _name`` never: a private name stays in its module. Private modules
+    (``pkg/_mod.py``, every module of the packages) are the distribution's insides: its
+    packages, tests and benchmarks import them; the examples, which users copy, import only
+    the public names of the packages (docs/api.md)."""
     problems = []
     for path in python_files():
-        importer = module_name(path)
+        users = path.relative_to(ROOT).parts[0] == "examples"
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for line, module, names in runtime_imports(tree):
             where = f"{path.relative_to(ROOT)}:{line}"
             problems += [f"{where} imports {module}.{n}" for n in names if private(n)]
-            parts = module.split(".")
-            for k, part in enumerate(parts):
-                holder = ".".join(parts[:k])
-                if private(part) and not (importer == holder
-                                          or importer.startswith(holder + ".")):
-                    problems.append(f"{where} imports the private module {module}")
+            if users and any(private(part) for part in module.split(".")):
+                problems.append(f"{where} imports the private module {module}")
     assert problems == []
+
+
+def test_only_packages_define_all():
+    """The public surface is the ``__all__`` of the packages' ``__init__`` (docs/api.md);
+    modules, all private, define none."""
+    defining = [str(p.relative_to(ROOT)) for p in python_files()
+                if p.relative_to(ROOT).parts[0] in LAYERED and p.name != "__init__.py"
+                and re.search(r"^__all__\b", p.read_text(encoding="utf-8"), re.M)]
+    assert defining == []
+
+
+def test_every_module_of_a_package_is_private():
+    public = [str(p.relative_to(ROOT)) for p in python_files()
+              if p.relative_to(ROOT).parts[0] in LAYERED
+              and not p.name.startswith("_")
+              and not any(private(part) for part in p.relative_to(ROOT).parts[:-1])]
+    assert public == []
 
 
 #: Packages whose modules are placed in the layers.

@@ -1,4 +1,4 @@
-"""Every result class of the toolkit keeps the contract of :mod:`sdcreport.contract`: the
+"""Every result class of the toolkit keeps the contract of :mod:`sdcreport._contract`: the
 classes are found as the subclasses of :class:`sdcreport.ResultBase`."""
 
 import dataclasses
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from sdcreport import Check, Report, Result, ResultBase, Section, TableResult
-from sdcreport.statuses import Status
+from sdcreport._statuses import Status
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
 from tabsdc.audit import audit, pq_interval_attack
 
@@ -88,7 +88,7 @@ def small_count_result():
 
 
 def differencing_check():
-    from tabsdc.differencing import differencing_check as check
+    from tabsdc._differencing import differencing_check as check
 
     return check(hidden_table().with_columns(value=hidden_table().cells["freq"].to_numpy(float)),
                  1)
@@ -272,10 +272,10 @@ RESULTS = [
 #: Public classes that read like results (a ``summary()`` or ``to_dict()``) but are none
 #: (the reason is the value).
 NOT_RESULTS = {
-    "Result": "the contract itself (sdcreport.contract)",
-    "TableResult": "the contract itself (sdcreport.contract)",
+    "Result": "the contract itself (sdcreport._contract)",
+    "TableResult": "the contract itself (sdcreport._contract)",
     "Report": "the report that holds the results' sections",
-    "Check": "the contract of a check (sdcreport.contract)",
+    "Check": "the contract of a check (sdcreport._contract)",
     "Table": "the table, an input of every method",
     "PTable": "an input of the cell key method (built or read from a file), not the outcome "
               "of an operation",
@@ -346,8 +346,15 @@ def test_result_keeps_the_contract(name, builder, holds, is_check, tmp_path):
 
 
 def public_classes():
-    """Every class in the ``__all__`` of a module of tabsdc, microsdc and sdcreport (importing
-    every module, so that every subclass of ResultBase is defined)."""
+    """Every class in the ``__all__`` of a package of tabsdc, microsdc and sdcreport (the
+    public API, docs/api.md; importing every module, so that every subclass of ResultBase is
+    defined)."""
+    return {name: cls for name, cls, public in every_class() if public}
+
+
+def every_class():
+    """(name, class, public) of every class the modules of tabsdc, microsdc and sdcreport
+    define; public when a package's ``__all__`` gives it."""
     import importlib
     import inspect
     import pkgutil
@@ -356,17 +363,23 @@ def public_classes():
     import sdcreport
     import tabsdc
 
-    found = {}
+    found, given = {}, set()
     for package in (tabsdc, microsdc, sdcreport):
-        for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
-            if module.name.split(".")[1] in ("ui", "cli") or module.name.endswith("__main__"):
+        names = [package.__name__] + [
+            m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+        for name in names:
+            if name.split(".")[1:2] in (["ui"], ["cli"]) or name.endswith("__main__"):
                 continue
-            loaded = importlib.import_module(module.name)
-            for name in getattr(loaded, "__all__", ()):
-                value = getattr(loaded, name, None)
+            loaded = importlib.import_module(name)
+            given.update(id(getattr(loaded, n, None)) for n in getattr(loaded, "__all__", ()))
+            for value in vars(loaded).values():
+                if inspect.isclass(value) and value.__module__ == loaded.__name__:
+                    found[value.__name__] = value
+            for n in getattr(loaded, "__all__", ()):
+                value = getattr(loaded, n, None)
                 if inspect.isclass(value):
                     found[value.__name__] = value
-    return found
+    return [(name, cls, id(cls) in given) for name, cls in found.items()]
 
 
 def result_classes() -> dict[str, type]:
@@ -402,11 +415,13 @@ def test_every_public_class_shaped_or_named_like_a_result_is_a_result_base():
             or hasattr(cls, "to_dict") or hasattr(cls, "to_report")}
     outside = {name for name in like if not issubclass(public[name], ResultBase)}
     assert sorted(outside - set(PARTS) - set(WRAPPERS) - set(NOT_RESULTS)) == []
-    assert set(PARTS) | set(WRAPPERS) <= outside
+    defined = {name: cls for name, cls, _ in every_class()}
+    assert [n for n in {*PARTS, *WRAPPERS}
+            if n not in defined or issubclass(defined[n], ResultBase)] == []
 
 
 def test_a_status_field_becomes_its_family_member_and_a_stranger_is_refused():
-    from sdcreport.statuses import RoundingStatus, SolveStatus
+    from sdcreport._statuses import RoundingStatus, SolveStatus
     from tabsdc.solver import SolveResult
 
     result = rounding_result()

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.masking import additive_noise
 from microsdc.utility import information_loss
 from tabsdc import InputError, Table
@@ -171,7 +171,7 @@ def test_a_tau_argus_job_shares_one_total_time_limit(tmp_path, monkeypatch):
     import shutil
     from pathlib import Path
 
-    from tabsdc.io.argus import batch
+    import tabsdc.io.argus._batch as batch
 
     job = tmp_path / "job"
     shutil.copytree(Path(__file__).parent / "data" / "argus" / "tableinput", job)

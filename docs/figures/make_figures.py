@@ -37,7 +37,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules  # noqa: E402
-from tabsdc.datasets import load_business_survey  # noqa: E402
+from tabsdc._datasets import load_business_survey  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -72,7 +72,7 @@ SMALL = (["A10", "A21"], ["NUTS1", "NUTS2"])
 
 
 def rules() -> None:
-    from tabsdc.plots import status_map
+    from tabsdc._plots import status_map
 
     start = time.perf_counter()
     result = apply_rules(survey_table(*FINE), [PPercentRule(10), FrequencyRule(3)])
@@ -82,8 +82,8 @@ def rules() -> None:
 
 
 def suppression() -> None:
-    from tabsdc.audit.plots import interval_figure
-    from tabsdc.plots import status_map
+    from tabsdc.audit._plots import interval_figure
+    from tabsdc._plots import status_map
     from tabsdc.suppression import suppress
 
     table = ruled_table(*FINE)
@@ -96,7 +96,7 @@ def suppression() -> None:
 
 def rounding() -> None:
     from tabsdc.rounding import posterior_figure, round_table
-    from tabsdc.rounding.plots import deviation_figure
+    from tabsdc.rounding._plots import deviation_figure
 
     save(posterior_figure([3, 5]), "rounding_posterior.png")
     counts = survey_table(*SMALL, counts=True)
@@ -118,10 +118,10 @@ def cta() -> None:
 
 
 def microdata() -> None:
-    from microsdc.datasets import load_tarragona
+    from microsdc._datasets import load_tarragona
     from microsdc.masking import additive_noise, mdav, rank_swap
-    from microsdc.plots import ru_map
-    from microsdc.risk import record_linkage
+    from microsdc._plots import ru_map
+    from microsdc._risk import record_linkage
     from microsdc.utility import brmae
 
     X = load_tarragona()

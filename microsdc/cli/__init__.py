@@ -5,7 +5,7 @@ sample``, one module per command.
 original; ``mask`` protects chosen columns of a CSV file (other columns are copied unchanged,
 rows keep their order); ``study`` runs the perturbation study of information-loss measures on
 a shipped or given data set; ``sample`` writes a shipped data set as a CSV file. Reports are
-built with :mod:`sdcreport`. The runner is the one of ``tabsdc`` (:mod:`tabsdc.cli.main`):
+built with :mod:`sdcreport`. The runner is the one of ``tabsdc`` (:mod:`tabsdc.cli._main`):
 commands are imported only when they run, outputs are checked before the work starts and
 written whole or not at all; exit status 2 for a user error (one line naming the file or
 column), 3 for an internal error (``--debug`` shows the traceback), 130 when interrupted.
@@ -16,19 +16,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from microsdc.errors import MicroSDCError
-from tabsdc.cli.main import Command, build_parser, run
+from microsdc._errors import MicroSDCError
+from tabsdc.cli._main import Command, build_parser, run
 
 __all__ = ["main", "COMMANDS"]
 
 #: The ``microsdc`` commands, in the order ``microsdc --help`` lists them.
 COMMANDS: dict[str, Command] = {
-    "sample": Command("microsdc.cli.sample", "add_sample_command",
+    "sample": Command("microsdc.cli._sample", "add_sample_command",
                       "write a reference data set shipped with the package as a CSV file"),
-    "mask": Command("microsdc.cli.mask", "add_mask_command", "mask columns of a CSV file"),
-    "compare": Command("microsdc.cli.compare", "add_compare_command",
+    "mask": Command("microsdc.cli._mask", "add_mask_command", "mask columns of a CSV file"),
+    "compare": Command("microsdc.cli._compare", "add_compare_command",
                        "information loss and disclosure risk of a masked file"),
-    "study": Command("microsdc.cli.study", "add_study_command",
+    "study": Command("microsdc.cli._study", "add_study_command",
                      "how information-loss measures rank masked data sets (perturbation "
                      "grid)"),
 }

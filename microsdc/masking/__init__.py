@@ -6,8 +6,8 @@ returns the same type with the same columns, index and row order; random methods
 ``seed``.
 """
 
-from microsdc.masking.microaggregation import mdav, mdav_groups
-from microsdc.masking.noise import additive_noise, correlated_noise
-from microsdc.masking.swap import rank_swap
+from microsdc.masking._microaggregation import mdav, mdav_groups
+from microsdc.masking._noise import additive_noise, correlated_noise
+from microsdc.masking._swap import rank_swap
 
 __all__ = ["mdav", "mdav_groups", "additive_noise", "correlated_noise", "rank_swap"]

@@ -9,9 +9,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._data import numeric_matrix, shown
-from microsdc.errors import DataError
-
-__all__ = ["input_values", "same_type", "check_number"]
+from microsdc._errors import DataError
 
 
 def input_values(X: Any, *, min_records: int, what: str) -> np.ndarray:

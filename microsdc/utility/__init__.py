@@ -2,25 +2,25 @@
 
 One module per idea:
 
-* :mod:`~microsdc.utility.distance`: MAE, MSE, IL1 (mean variation), IL1s;
-* :mod:`~microsdc.utility.rank`: bounded rank measures brMAE and brMSE (Chaibub Neto);
-* :mod:`~microsdc.utility.matrix`: matrix discrepancies on X, V, R, RF, C, F (Table 1 of
+* :mod:`~microsdc.utility._distance`: MAE, MSE, IL1 (mean variation), IL1s;
+* :mod:`~microsdc.utility._rank`: bounded rank measures brMAE and brMSE (Chaibub Neto);
+* :mod:`~microsdc.utility._matrix`: matrix discrepancies on X, V, R, RF, C, F (Table 1 of
   Mateo-Sanz, Domingo-Ferrer and Sebe 2005) and the X-bar and S variants;
-* :mod:`~microsdc.utility.probabilistic`: probabilistic information loss, PIL (same paper,
+* :mod:`~microsdc.utility._probabilistic`: probabilistic information loss, PIL (same paper,
   section 4);
-* :mod:`~microsdc.utility.eigen`: eigenvalue comparison (sdcMicro's ``eigen``, ``robeigen``);
-* :mod:`~microsdc.utility.robust`: the robust covariance behind ``robeigen`` (FAST-MCD);
-* :mod:`~microsdc.utility.categorical`: missing values, changed records, CTBIL;
-* :mod:`~microsdc.utility.benchmark`: Gini coefficient and regression coefficients with
+* :mod:`~microsdc.utility._eigen`: eigenvalue comparison (sdcMicro's ``eigen``, ``robeigen``);
+* :mod:`~microsdc.utility._robust`: the robust covariance behind ``robeigen`` (FAST-MCD);
+* :mod:`~microsdc.utility._categorical`: missing values, changed records, CTBIL;
+* :mod:`~microsdc.utility._benchmark`: Gini coefficient and regression coefficients with
   confidence intervals before and after protection;
-* :mod:`~microsdc.utility.report`: :func:`information_loss`, all numeric measures at once.
+* :mod:`~microsdc.utility._report`: :func:`information_loss`, all numeric measures at once.
 
 Conventions: measures average over the n*p cells unless their docstring says otherwise;
 ``reduce="sum"`` gives sdcMicro's sums; standard deviations are sample (n - 1) ones except
 in PIL, which uses the paper's population moments; random choices take ``seed``.
 """
 
-from microsdc.utility.benchmark import (
+from microsdc.utility._benchmark import (
     GiniComparison,
     RegressionComparison,
     ci_overlap,
@@ -28,11 +28,11 @@ from microsdc.utility.benchmark import (
     gini_comparison,
     regression_comparison,
 )
-from microsdc.utility.categorical import CTBILResult, ctbil, missing_values, records_changed
-from microsdc.utility.distance import il1, il1_excluded_cells, il1s, mae, mse
-from microsdc.utility.eigen import eigen_discrepancy, eigenvalues
-from microsdc.utility.matrix import DISCREPANCIES, MATRICES, matrix_discrepancy
-from microsdc.utility.probabilistic import (
+from microsdc.utility._categorical import CTBILResult, ctbil, missing_values, records_changed
+from microsdc.utility._distance import il1, il1_excluded_cells, il1s, mae, mse
+from microsdc.utility._eigen import eigen_discrepancy, eigenvalues
+from microsdc.utility._matrix import DISCREPANCIES, MATRICES, matrix_discrepancy
+from microsdc.utility._probabilistic import (
     PIL_QUANTILES,
     PILResult,
     pil_correlation,
@@ -42,9 +42,9 @@ from microsdc.utility.probabilistic import (
     pil_variance,
     probabilistic_information_loss,
 )
-from microsdc.utility.rank import TIES, brmae, brmse, rank_distance_bound, ranks
-from microsdc.utility.report import UtilityReport, information_loss
-from microsdc.utility.robust import MCDEstimate, mcd
+from microsdc.utility._rank import TIES, brmae, brmse, rank_distance_bound, ranks
+from microsdc.utility._report import UtilityReport, information_loss
+from microsdc.utility._robust import MCDEstimate, mcd
 
 __all__ = [
     "mae",

@@ -6,11 +6,12 @@ intervals alone), :func:`insider_attack` (what the respondent of a single-contri
 learns) and :func:`pq_interval_attack` (what published intervals reveal).
 """
 
-from tabsdc.audit.insider import InsiderAttack, insider_attack, insider_proofs
-from tabsdc.audit.intervals import IntervalAttack, Intervals
-from tabsdc.audit.pq_attack import PQAttackResult, cycle_pq_attack, pq_interval_attack
-from tabsdc.audit.verify import HIDDEN_STATUSES, AuditResult, audit, print_progress
-from tabsdc.respondents import Insiders, insider_groups
+from tabsdc._cellstatus import HIDDEN_STATUSES
+from tabsdc._respondents import Insiders, insider_groups
+from tabsdc.audit._insider import InsiderAttack, insider_attack, insider_proofs
+from tabsdc.audit._intervals import IntervalAttack, Intervals
+from tabsdc.audit._pq_attack import PQAttackResult, cycle_pq_attack, pq_interval_attack
+from tabsdc.audit._verify import AuditResult, audit, print_progress
 
 __all__ = [
     "audit",

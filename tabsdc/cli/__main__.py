@@ -1,5 +1,5 @@
 """``python -m tabsdc.cli``: the ``tabsdc`` command line."""
 
-from tabsdc.cli.main import main
+from tabsdc.cli._main import main
 
 raise SystemExit(main())

@@ -14,10 +14,8 @@ from __future__ import annotations
 import highspy
 import numpy as np
 
-from tabsdc.errors import InputError, SolverError
+from tabsdc._errors import InputError, SolverError
 from tabsdc.solver import HighsModel
-
-__all__ = ["CTAHighsModel"]
 
 
 class CTAHighsModel(HighsModel):

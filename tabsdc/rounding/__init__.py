@@ -3,43 +3,43 @@ disclosure statistics, and the audit of rounded releases.
 
 Entry point: :func:`round_table` (returns a :class:`RoundingResult`). The parts:
 
-* :mod:`~tabsdc.rounding.rules`: conventional, modified conventional, zero-restricted 50/50
+* :mod:`~tabsdc.rounding._rules`: conventional, modified conventional, zero-restricted 50/50
   and unbiased rounding, cell by cell;
-* :mod:`~tabsdc.rounding.network` and :mod:`~tabsdc.rounding.controlled`: controlled
+* :mod:`~tabsdc.rounding._network` and :mod:`~tabsdc.rounding._controlled`: controlled
   rounding as a min-cost flow (two-dimensional tables, a hierarchy in at most one
   dimension), as a MILP (any table, with the closest additive alternative when none exists),
   and unbiased controlled rounding;
-* :mod:`~tabsdc.rounding.small_count`: small-count rounding of the inner cells of count
+* :mod:`~tabsdc.rounding._small_count`: small-count rounding of the inner cells of count
   tables (Langsrud and Heldal 2018), one table or linked tables from the same microdata;
-* :mod:`~tabsdc.rounding.statistics`: mean, variance, mean squared error, the conditional
+* :mod:`~tabsdc.rounding._statistics`: mean, variance, mean squared error, the conditional
   chi-square U with its expectation and bound, posterior probabilities;
-  :mod:`~tabsdc.rounding.base_choice`: the largest acceptable base;
-* :mod:`~tabsdc.rounding.audit`: what an intruder infers from a rounded release;
-* :mod:`~tabsdc.rounding.plots`: the posterior probabilities and the deviations as figures;
-  :mod:`~tabsdc.rounding.result`: :class:`RoundingResult` and its report.
+  :mod:`~tabsdc.rounding._base_choice`: the largest acceptable base;
+* :mod:`~tabsdc.rounding._audit`: what an intruder infers from a rounded release;
+* :mod:`~tabsdc.rounding._plots`: the posterior probabilities and the deviations as figures;
+  :mod:`~tabsdc.rounding._result`: :class:`RoundingResult` and its report.
 
 References: L. H. Cox, *Towards a quality assessment of disclosure-limited statistical data*
 (slides 5-10); Cox & Ernst (1982); Cox (1987); Cox & Kim (2006).
 """
 
-from tabsdc.rounding.api import round_table
-from tabsdc.rounding.audit import RoundingAudit, audit_rounding, release_box
-from tabsdc.rounding.base_choice import BaseChoice, choose_base
-from tabsdc.rounding.controlled import (
+from tabsdc.rounding._api import round_table
+from tabsdc.rounding._audit import RoundingAudit, audit_rounding, release_box
+from tabsdc.rounding._base_choice import BaseChoice, choose_base
+from tabsdc.rounding._controlled import (
     ControlledOutcome,
     controlled_rounding,
     unbiased_controlled_rounding,
 )
-from tabsdc.rounding.network import TableNetwork, table_network
-from tabsdc.rounding.plots import deviation_figure, posterior_figure
-from tabsdc.rounding.result import RoundingResult
-from tabsdc.rounding.rules import RULES, apply_rule, decompose, up_probability
-from tabsdc.rounding.small_count import (
+from tabsdc.rounding._network import TableNetwork, table_network
+from tabsdc.rounding._plots import deviation_figure, posterior_figure
+from tabsdc.rounding._result import RoundingResult
+from tabsdc.rounding._rules import RULES, apply_rule, decompose, up_probability
+from tabsdc.rounding._small_count import (
     SmallCountResult,
     round_small_counts,
     small_count_rounding,
 )
-from tabsdc.rounding.statistics import (
+from tabsdc.rounding._statistics import (
     METHODS,
     TableStatistics,
     chi_square_bound,

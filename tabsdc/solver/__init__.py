@@ -8,10 +8,10 @@ matrix with row bounds, column bounds, integrality). :func:`solve` hands it to H
 bounds or adding rows. Every solve returns a :class:`SolveResult`.
 """
 
-from tabsdc.solver.backends import available_solvers, require_highs, solve
-from tabsdc.solver.highs import HighsModel
-from tabsdc.solver.options import SolveOptions
-from tabsdc.solver.problem import STATUSES, LinearProgram, SolveResult
+from tabsdc.solver._backends import available_solvers, require_highs, solve
+from tabsdc.solver._highs import HighsModel
+from tabsdc.solver._options import SolveOptions
+from tabsdc.solver._problem import STATUSES, LinearProgram, SolveResult
 
 __all__ = [
     "LinearProgram",

@@ -5,9 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from tabsdc.errors import InputError
-
-__all__ = ["as_vector", "as_csr", "check_bounds", "check_finite"]
+from tabsdc._errors import InputError
 
 
 def as_vector(

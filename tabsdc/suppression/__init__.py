@@ -5,28 +5,29 @@ primary cell (status ``u``) is protected in the sense of ``docs/architecture.md`
 upper protection against the interval attack: "Contracts", protection). Methods:
 
 * ``"optimal"``: master MILP over the binaries with Fischetti-Salazar capacity cuts generated
-  from the attacker LPs (:mod:`tabsdc.suppression.optimal`); proven optimal or, under a time
+  from the attacker LPs (:mod:`tabsdc.suppression._optimal`); proven optimal or, under a time
   limit, the best audit-clean pattern with its gap;
 * ``"guided"``: the hypercube pattern (on tables with dimensions), then the heuristic's
   flows with each cell's cost lowered by the share of it the lower bound's LP relaxation
-  hides, and its clean-up (:mod:`tabsdc.suppression.guided`); the cheaper of the two
+  hides, and its clean-up (:mod:`tabsdc.suppression._guided`); the cheaper of the two
   patterns;
 * ``"heuristic"``: least-cost deviation flows per failing requirement, then a clean-up pass
-  (:mod:`tabsdc.suppression.heuristic`); any linear table;
+  (:mod:`tabsdc.suppression._heuristic`); any linear table;
 * ``"network"``: the same with the flows solved as min-cost flows on the table's network
-  (:mod:`tabsdc.suppression.network`); two-dimensional tables;
-* ``"modular"``: hierarchical tables split into sub-tables protected one by one with the
-  optimal method and backtracking (:mod:`tabsdc.suppression.modular`), then every
-  requirement checked (in parallel, :mod:`tabsdc.suppression.checks`) and repaired as a
+  (:mod:`tabsdc.suppression._network`); two-dimensional tables;
+* ``"modular"``: hierarchical tables split into sub-tables protected top-down in waves of
+  independent sub-tables (in parallel) with the optimal method, each with its own time
+  limit, and backtracking (:mod:`tabsdc.suppression._modular`), then every
+  requirement checked (in parallel, :mod:`tabsdc.suppression._checks`) and repaired as a
   whole;
 * ``"hypercube"``: for large hierarchical tables, a least-cost hypercube per primary found
-  on arrays without an LP (:mod:`tabsdc.suppression.hypercube`), then routing of the few
+  on arrays without an LP (:mod:`tabsdc.suppression._hypercube`), then routing of the few
   requirements no hypercube meets (within a box around the primary first);
 * ``"auto"`` (the default): one of these chosen by the table's size and dimensions
   (:func:`choose_method`).
 
-Every method honours ``time_limit`` (total seconds, :class:`tabsdc.progress.Deadline`) and
-reports progress in time (:class:`tabsdc.progress.ProgressReporter`).
+Every method honours ``time_limit`` (total seconds, :class:`tabsdc._progress.Deadline`) and
+reports progress in time (:class:`tabsdc._progress.ProgressReporter`).
 
 Every result is checked by :func:`tabsdc.audit.audit` and carries that audit: with the
 method's witnesses (the hypercube method's hypercubes), or, for a pattern without them
@@ -35,7 +36,7 @@ audit finds among the hidden cells itself (``witnesses="search"``: the same verd
 as the exact audit, tested; on the 5,184-cell 4-D benchmark table the heuristic's
 pattern is audited in 13.7 s instead of 278.8 s); small tables get exact intervals.
 
-A Ctrl-C during the search (:mod:`tabsdc.interrupts`) stops it as the time limit does: the
+A Ctrl-C during the search (:mod:`tabsdc._interrupts`) stops it as the time limit does: the
 result is the best protecting pattern found so far, audited, with ``interrupted`` set (or,
 with none complete yet, :class:`KeyboardInterrupt` saying so).
 """
@@ -49,29 +50,29 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from tabsdc import interrupts
+import tabsdc._interrupts as interrupts
+from tabsdc._progress import Deadline, validate_time_limit
+from tabsdc._table import Table
+from tabsdc._tableset import accepts_table_set
+from tabsdc._validation import check_choice, in_working_units, validate_table
 from tabsdc.audit import audit
-from tabsdc.progress import Deadline, validate_time_limit
 from tabsdc.solver import require_highs
-from tabsdc.suppression.bound import LowerBound
-from tabsdc.suppression.costs import cell_costs
-from tabsdc.suppression.methods import METHOD_FUNCTIONS
-from tabsdc.suppression.optimal import PROVEN_GAP, CutLoopStats
-from tabsdc.suppression.problem import (
+from tabsdc.suppression._bound import LowerBound
+from tabsdc.suppression._costs import cell_costs
+from tabsdc.suppression._methods import METHOD_FUNCTIONS
+from tabsdc.suppression._optimal import PROVEN_GAP, CutLoopStats
+from tabsdc.suppression._problem import (
     SUBTABLE_SECONDS,
     MethodOptions,
     MethodOutcome,
     suppression_problem,
 )
-from tabsdc.suppression.result import SuppressionResult
-from tabsdc.table import Table
-from tabsdc.tableset import accepts_table_set
-from tabsdc.validation import check_choice, in_working_units, validate_table
+from tabsdc.suppression._result import SuppressionResult
 
 __all__ = ["suppress", "choose_method", "SuppressionResult", "METHODS"]
 
 #: The names ``method=`` accepts: ``"auto"`` and those of the methods' table
-#: (:data:`tabsdc.suppression.methods.METHOD_FUNCTIONS`).
+#: (:data:`tabsdc.suppression._methods.METHOD_FUNCTIONS`).
 METHODS = ("auto", *METHOD_FUNCTIONS)
 
 #: ``method="auto"`` runs the optimal method on tables up to this many cells (its incumbent
@@ -94,11 +95,11 @@ def choose_method(table: Table) -> tuple[str, str]:
     the hypercube method protects it in under a minute; ``docs/large-tables.md``). Otherwise the
     guided method (any linear table; the hypercube pattern first where the table has
     dimensions, so a time limit still gives a pattern, then routing steered by the lower
-    bound's LP relaxation, :mod:`tabsdc.suppression.guided`, kept when cheaper).
+    bound's LP relaxation, :mod:`tabsdc.suppression._guided`, kept when cheaper).
 
     Examples
     --------
-    >>> from tabsdc.datasets import load_business_survey
+    >>> from tabsdc._datasets import load_business_survey
     >>> choose_method(Table.from_aggregated(
     ...     pd.DataFrame({"r": ["a", "b"], "value": [1.0, 2.0]}), ["r"]))[0]
     'optimal'
@@ -153,9 +154,9 @@ def suppress(
         bound is known) or, when none is complete yet, status ``"no pattern"`` (not
         audited; every cell of ``result.table`` is withheld, so that writing it out
         publishes nothing). The final audit of a pattern is not counted. A
-        :class:`~tabsdc.progress.Deadline` may be passed instead (one deadline shared by
+        :class:`~tabsdc._progress.Deadline` may be passed instead (one deadline shared by
         several calls, or a test's clock). A Ctrl-C during the search ends it the same way
-        (:mod:`tabsdc.interrupts`): the best protecting pattern so far, audited, with
+        (:mod:`tabsdc._interrupts`): the best protecting pattern so far, audited, with
         ``result.interrupted`` set; :class:`KeyboardInterrupt` when none is complete.
     suppress_totals : bool
         Allow totals as secondaries.
@@ -167,7 +168,7 @@ def suppress(
     singletons : bool
         Protect against the respondents of single-contributor primaries (``freq == 1``),
         who know their own values: every other primary keeps its protection levels when
-        such a value is known (the insider attack, :mod:`tabsdc.audit.insider`; on where
+        such a value is known (the insider attack, :mod:`tabsdc.audit._insider`; on where
         the table has frequencies). Every method takes these requirements into its own
         search and the result's audit runs the attack.
     progress : callable, optional
@@ -175,10 +176,11 @@ def suppress(
         routing, clean-up and sub-tables (with done/total, rate and time left), and one per
         round of the optimal method.
     n_jobs : int, optional
-        Processes for independent work (the modular method's check of every requirement
-        after its sub-tables); ``-1``: one per core. The pattern does not depend on it.
+        Processes for independent work (the modular method's sub-tables of a wave and its
+        check of every requirement after them); ``-1``: one per core. The pattern does not
+        depend on it.
     client : dask.distributed.Client, optional
-        Run that work on a Dask cluster instead (see :mod:`tabsdc.parallel`).
+        Run that work on a Dask cluster instead (see :mod:`tabsdc._parallel`).
     solver : {"highs"}
         The methods keep HiGHS models between solves (:func:`tabsdc.solver.require_highs`).
     subtable_limit : float, optional
@@ -266,7 +268,7 @@ def suppress(
 def _with_bound(stats: CutLoopStats, certified: LowerBound | None) -> CutLoopStats:
     """The statistics with the certified lower bound and the gap of the pattern against it
     (``(objective - bound) / objective``); the status is ``"optimal"`` only when the gap is
-    at most :data:`~tabsdc.suppression.optimal.PROVEN_GAP`."""
+    at most :data:`~tabsdc.suppression._optimal.PROVEN_GAP`."""
     bound, how = stats.bound, stats.bound_how or (
         "the optimal method's relaxation with its cuts and master MILP"
         if stats.status != "no pattern" else "")

@@ -6,11 +6,11 @@ each calling the toolkit's public API: Data (upload, preview, columns), Hierarch
 that can be cancelled), Check (audit, attack, quality figures) and Download (publishable
 file, internal table, report, and a Python script that reproduces the session).
 
-Modules: :mod:`~tabsdc.ui.inputs` (uploads), :mod:`~tabsdc.ui.choices` (the page's choices
-as rules and hierarchies), :mod:`~tabsdc.ui.session` (one tab's state),
-:mod:`~tabsdc.ui.jobs` and :mod:`~tabsdc.ui.tasks` (work in a worker process),
-:mod:`~tabsdc.ui.script` (the reproducing script), :mod:`~tabsdc.ui.app` (HTTP) and
-:mod:`~tabsdc.ui.server` (running it). The HTTP part needs the ``ui`` extra
+Modules: :mod:`~tabsdc.ui._inputs` (uploads), :mod:`~tabsdc.ui._choices` (the page's choices
+as rules and hierarchies), :mod:`~tabsdc.ui._session` (one tab's state),
+:mod:`~tabsdc.ui._jobs` and :mod:`~tabsdc.ui._tasks` (work in a worker process),
+:mod:`~tabsdc.ui._script` (the reproducing script), :mod:`~tabsdc.ui._app` (HTTP) and
+:mod:`~tabsdc.ui._server` (running it). The HTTP part needs the ``ui`` extra
 (``pip install sdctoolkit[ui]``: Starlette and uvicorn).
 """
 
@@ -19,11 +19,11 @@ __all__ = ["create_app", "serve"]
 
 def __getattr__(name: str):
     if name == "create_app":
-        from tabsdc.ui.app import create_app
+        from tabsdc.ui._app import create_app
 
         return create_app
     if name == "serve":
-        from tabsdc.ui.server import serve
+        from tabsdc.ui._server import serve
 
         return serve
     raise AttributeError(name)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sdcreport.files import confidential_lines
+from sdcreport._files import confidential_lines
 
 #: A small valid JJ table: cell 0 is the total of cells 1 and 2; cell 1 is primary.
 JJ = ("0\n3\n"
@@ -173,7 +173,7 @@ def _loss(folder: Path):
 
 
 def _write_jj_missing_folder(folder: Path):
-    """tabsdc.io.jj.write_jj"""
+    """tabsdc.io._jj.write_jj"""
     from tabsdc import Table
 
     Table.from_jj(folder / "t.jj").to_jj(folder / "absent" / "o.jj")
@@ -188,9 +188,9 @@ def _mixed_codes(folder: Path):
 
 
 def _rules_on_negative(folder: Path):
-    """tabsdc.rules.apply_rules (a negative contribution)"""
+    """tabsdc._rules.apply_rules (a negative contribution)"""
     from tabsdc import Table
-    from tabsdc.rules import PPercentRule, apply_rules
+    from tabsdc._rules import PPercentRule, apply_rules
 
     data = pd.read_csv(folder / "micro.csv", dtype={"region": str, "sector": str})
     data.loc[1, "turnover"] = -10.0

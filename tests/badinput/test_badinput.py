@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from microsdc.errors import MicroSDCError
-from sdcreport.files import OutputPathError
-from tabsdc.errors import TabSDCError
+from microsdc._errors import MicroSDCError
+from sdcreport._files import OutputPathError
+from tabsdc._errors import TabSDCError
 
 from .cases import CASES, CATEGORIES, Case, run_case, write_inputs
 

@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tabsdc._errors import TabSDCError
 from tabsdc.cli import main
-from tabsdc.errors import TabSDCError
-from tabsdc.io.jj import parse_jj, read_jj
+from tabsdc.io._jj import parse_jj, read_jj
 
 from .cases import JJ
 

@@ -18,12 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import Hierarchy, Table
+from tabsdc._codes import code_column
+from tabsdc._errors import HierarchyError, InputError
 from tabsdc.cli import main
-from tabsdc.cli.io import write_outputs
-from tabsdc.codes import code_column
-from tabsdc.errors import HierarchyError, InputError
-from tabsdc.io.csvfile import read_csv_file
-from tabsdc.ui.inputs import read_parent_child, read_upload
+from tabsdc.cli._io import write_outputs
+from tabsdc.io._csvfile import read_csv_file
+from tabsdc.ui._inputs import read_parent_child, read_upload
 
 #: Characters that break naive readers: digits (leading zeros), the letters of NA and null,
 #: separators, quotes, line breaks, spaces, and a letter with a combining accent.

@@ -22,12 +22,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import sdcreport.files as files
-from sdcreport.files import OutputPathError, write_text
+import sdcreport._files as files
+from sdcreport._files import OutputPathError, write_text
 from tabsdc import Table
+from tabsdc._errors import InputError
 from tabsdc.cli import main
-from tabsdc.errors import InputError
-from tabsdc.solver.problem import SolveResult
+from tabsdc.solver._problem import SolveResult
 
 from .cases import JJ, MICRO, RULES
 
@@ -166,7 +166,7 @@ def test_an_output_that_is_a_symbolic_link_is_written_through_it(tmp_path):
 
 _WRITER = """
 import sys, time
-from sdcreport.files import atomic_write
+from sdcreport._files import atomic_write
 with atomic_write(sys.argv[1]) as stream:
     stream.write("half of a table")
     stream.flush()
@@ -303,7 +303,7 @@ def _cta_table(path: Path) -> Table:
 
 def _milp_out_of_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every CTA MILP solve ends as a worker stopped at its time limit: no solution."""
-    import tabsdc.cta.milp as milp
+    import tabsdc.cta._milp as milp
 
     def stopped(problem, options, **kwargs):
         return SolveResult(status="no_solution", optimal=False, objective=None, bound=None,
@@ -338,7 +338,7 @@ def test_a_cta_milp_without_a_solution_returns_the_verified_start_with_its_gap(
 
 
 def test_a_cta_without_any_verified_adjustment_exits_1_not_2(tmp_path, monkeypatch, capsys):
-    import tabsdc.cta.heuristic as heuristic
+    import tabsdc.cta._heuristic as heuristic
 
     _cta_table(tmp_path / "t.jj")
     _milp_out_of_time(monkeypatch)
@@ -376,7 +376,7 @@ def _ruled_table() -> Table:
 
 
 def test_the_optimal_suppression_builds_no_model_after_its_deadline(monkeypatch):
-    import tabsdc.suppression.optimal as optimal
+    import tabsdc.suppression._optimal as optimal
 
     real = optimal.heuristic_pattern
 
@@ -397,10 +397,10 @@ def test_the_optimal_suppression_builds_no_model_after_its_deadline(monkeypatch)
 
 
 def test_routing_starts_no_flow_after_its_deadline(monkeypatch):
-    import tabsdc.suppression.heuristic as heuristic
-    from tabsdc.bounds import capacities
-    from tabsdc.progress import Deadline
-    from tabsdc.suppression.attacker import Requirement
+    import tabsdc.suppression._heuristic as heuristic
+    from tabsdc._bounds import capacities
+    from tabsdc._flows import Requirement
+    from tabsdc._progress import Deadline
 
     table = _ruled_table()
     down, up = capacities(table)
@@ -422,8 +422,8 @@ def test_routing_starts_no_flow_after_its_deadline(monkeypatch):
 def test_the_seed_rows_built_at_once_are_those_of_each_primary_and_relation():
     import scipy.sparse as sp
 
-    from tabsdc.suppression.attacker import Requirement
-    from tabsdc.suppression.optimal import seed_rows
+    from tabsdc._flows import Requirement
+    from tabsdc.suppression._bound import seed_rows
 
     table = _ruled_table()
     A = sp.csr_array(table.A)
@@ -441,7 +441,7 @@ def test_the_seed_rows_built_at_once_are_those_of_each_primary_and_relation():
 
 
 def test_the_audit_of_a_rounding_gets_what_the_time_limit_left(monkeypatch):
-    import tabsdc.rounding.api as api
+    import tabsdc.rounding._api as api
 
     limits = []
     real = api.audit_rounding
@@ -464,7 +464,7 @@ def test_the_groups_of_tied_cells_are_the_components_of_a_transpose_a(m, n, dens
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    from tabsdc.audit.intervals import cell_components
+    from tabsdc.audit._intervals import cell_components
 
     A = sp.csr_array(sp.random(m, n, density=density, random_state=seed, format="csr"))
     pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)

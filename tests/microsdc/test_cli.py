@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc._datasets import load_tarragona
+from microsdc._risk import disclosure_risk
 from microsdc.cli import main
-from microsdc.datasets import load_tarragona
 from microsdc.masking import mdav, rank_swap
-from microsdc.risk import disclosure_risk
 from microsdc.utility import information_loss
 
 from .conftest import MICRODATA

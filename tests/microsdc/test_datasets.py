@@ -7,7 +7,7 @@ from importlib.resources import files
 import pandas as pd
 import pytest
 
-from microsdc.datasets import load_casc, load_tarragona
+from microsdc._datasets import load_casc, load_tarragona
 from microsdc.masking import mdav
 
 SHA256 = {  # of the CSV conversions of sdcMicro 5.8.1's data sets, as published with them

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from microsdc.datasets import load_tarragona
-from microsdc.errors import DataError, MicroSDCError
+from microsdc._datasets import load_tarragona
+from microsdc._errors import DataError, MicroSDCError
 from microsdc.masking import additive_noise, correlated_noise, mdav, mdav_groups, rank_swap
 
 

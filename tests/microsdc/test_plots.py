@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from microsdc.errors import DataError
-from microsdc.plots import (
+from microsdc._errors import DataError
+from microsdc._plots import (
     boxplot_comparison,
     density_comparison,
     histogram_comparison,

@@ -10,16 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from microsdc.datasets import load_tarragona
-from microsdc.errors import DataError
-from microsdc.masking import additive_noise, mdav, rank_swap
-from microsdc.risk import (
+from microsdc._datasets import load_tarragona
+from microsdc._errors import DataError
+from microsdc._risk import (
     RiskReport,
     disclosure_risk,
     rank_interval_disclosure,
     record_linkage,
     sd_interval_disclosure,
 )
+from microsdc.masking import additive_noise, mdav, rank_swap
 from sdcreport import Section
 
 from .conftest import MICRODATA

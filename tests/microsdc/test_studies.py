@@ -8,10 +8,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from microsdc.datasets import load_tarragona
-from microsdc.errors import DataError
-from microsdc.masking import mdav
-from microsdc.studies import (
+from microsdc._datasets import load_tarragona
+from microsdc._errors import DataError
+from microsdc._studies import (
     AVAILABLE_MEASURES,
     MEASURES,
     StudyResult,
@@ -19,6 +18,7 @@ from microsdc.studies import (
     quick_grid,
     run_study,
 )
+from microsdc.masking import mdav
 from sdcreport import Report
 
 GRID = {"mdav": (1, 3, 10), "noise": (5.0, 50.0, 200.0), "rank_swap": (1.0, 10.0, 30.0)}

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.utility import ci_overlap, gini, gini_comparison, regression_comparison
 
 

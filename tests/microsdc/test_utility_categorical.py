@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.utility import ctbil, missing_values, records_changed
 
 ORIGINAL = pd.DataFrame({"sex": ["m", "f", "f", "m", "f"],

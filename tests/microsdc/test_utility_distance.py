@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.masking import mdav
 from microsdc.utility import il1, il1_excluded_cells, il1s, mae, mse
 

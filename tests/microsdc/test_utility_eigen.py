@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.masking import mdav
 from microsdc.utility import eigen_discrepancy, eigenvalues, mcd
 

@@ -6,10 +6,10 @@ import importlib
 import pytest
 
 MODULES = [
-    "microsdc.utility.distance", "microsdc.utility.rank", "microsdc.utility.matrix",
-    "microsdc.utility.probabilistic", "microsdc.utility.eigen", "microsdc.utility.robust",
-    "microsdc.utility.categorical", "microsdc.utility.benchmark", "microsdc.utility.report",
-    "microsdc.studies", "microsdc.plots",
+    "microsdc.utility._distance", "microsdc.utility._rank", "microsdc.utility._matrix",
+    "microsdc.utility._probabilistic", "microsdc.utility._eigen", "microsdc.utility._robust",
+    "microsdc.utility._categorical", "microsdc.utility._benchmark", "microsdc.utility._report",
+    "microsdc._studies", "microsdc._plots",
 ]
 
 

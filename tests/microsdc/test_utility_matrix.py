@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.utility import MATRICES, il1, mae, matrix_discrepancy, mse
 
 

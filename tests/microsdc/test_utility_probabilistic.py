@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.utility import (
     PIL_QUANTILES,
     pil_correlation,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy import stats
 
-from microsdc.errors import DataError
+from microsdc._errors import DataError
 from microsdc.utility import brmae, brmse, rank_distance_bound, ranks
 
 # The note's Table 1 (n = 3): permutations r2 of r1* = (1, 2, 3) and their distances.

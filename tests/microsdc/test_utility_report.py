@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc.datasets import load_tarragona
-from microsdc.errors import DataError
+from microsdc._datasets import load_tarragona
+from microsdc._errors import DataError
 from microsdc.masking import additive_noise, mdav
 from microsdc.utility import (
     UtilityReport,

@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from sdcreport import Report, Section  # noqa: E402
-from sdcreport.files import CONFIDENTIAL  # noqa: E402
+from sdcreport._files import CONFIDENTIAL  # noqa: E402
 
 
 def sample_report() -> Report:

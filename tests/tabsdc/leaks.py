@@ -7,7 +7,7 @@ between thousands, scientific notation. Each reading is a value with its resolut
 unit of its last digit). :func:`leaked` then says which secret values a file gives: a secret
 ``s`` is given by a reading ``(v, r)`` when ``|v - s| <= r`` and ``r`` is fine enough.
 
-This is written independently of :mod:`tabsdc.release`: it knows nothing of codes, symbols or
+This is written independently of :mod:`tabsdc._release`: it knows nothing of codes, symbols or
 layouts, only of numbers in text.
 """
 

@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-import tabsdc.audit.verify
+import tabsdc.audit._verify
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._progress import Deadline
 from tabsdc.audit import IntervalAttack, audit
-from tabsdc.audit.block import Block
-from tabsdc.audit.joint_points import joint_point
-from tabsdc.audit.outer_bounds import relaxed_extreme
-from tabsdc.audit.settle import settle_requirements
-from tabsdc.progress import Deadline
+from tabsdc.audit._block import Block
+from tabsdc.audit._joint_points import joint_point
+from tabsdc.audit._outer_bounds import relaxed_extreme
+from tabsdc.audit._settle import settle_requirements
 from tabsdc.solver import LinearProgram
 from tests.tabsdc.test_parallel import small_hierarchical_table
 
@@ -196,7 +196,7 @@ def test_a_limit_mid_way_leaves_exactly_the_unsettled_cells_open(monkeypatch):
     table = relations_only(random_pattern(5, 0.3, 5))
     exact = audit(table, singletons=False)  # the outsider's verdicts, cell by cell
     complete = audit(table, witnesses="search", singletons=False)
-    monkeypatch.setattr(tabsdc.audit.verify, "Deadline",
+    monkeypatch.setattr(tabsdc.audit._verify, "Deadline",
                         lambda seconds: Deadline(seconds, clock=FakeClock()))
     partial = audit(table, witnesses="search", time_limit=60, singletons=False)
     f, e = partial.frame, exact.frame
@@ -288,7 +288,7 @@ def settled_against_exact(table: Table, window: int):
     hidden cell."""
     hidden = table.cells["status"].isin(["u", "m"]).to_numpy()
     values = table.values
-    lb, ub = tabsdc.audit.verify.prior_bounds(table.cells, values, "table", None)
+    lb, ub = tabsdc.audit._verify.prior_bounds(table.cells, values, "table", None)
     attack = IntervalAttack(table.A, table.b, values, hidden, lb, ub)
     cells = table.cells.iloc[attack.hidden_cells]
     a = values[attack.hidden_cells]

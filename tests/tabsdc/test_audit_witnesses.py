@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import Table
+from tabsdc._errors import InputError
 from tabsdc.audit import audit
-from tabsdc.audit.witnesses import derived_cells, witness_bounds
-from tabsdc.errors import InputError
+from tabsdc.audit._witnesses import derived_cells, witness_bounds
 from tests.tabsdc.test_parallel import small_hierarchical_table, suppressed_small_table
 
 
@@ -148,7 +148,7 @@ def test_a_searched_audit_finds_the_primaries_a_pattern_exposes():
 
 
 def test_a_table_of_relations_only_is_settled_without_hypercubes():
-    from tabsdc.audit.witness_search import search_witnesses
+    from tabsdc.audit._witness_search import search_witnesses
 
     result = suppressed_small_table(4, "hypercube")
     table = result.table
@@ -165,7 +165,7 @@ def test_a_table_of_relations_only_is_settled_without_hypercubes():
 
 
 def test_the_witness_search_in_parallel_finds_the_same_witnesses():
-    from tabsdc.audit.witness_search import search_witnesses
+    from tabsdc.audit._witness_search import search_witnesses
 
     result = suppressed_small_table(4, "heuristic")  # the pattern searched above
     one = search_witnesses(result.table, result.suppressed)

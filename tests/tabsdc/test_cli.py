@@ -3,7 +3,7 @@ import json
 import pandas as pd
 import pytest
 
-from sdcreport.files import CSV_MARK
+from sdcreport._files import CSV_MARK
 from tabsdc.cli import main
 
 from ..conftest import DATA

@@ -106,7 +106,7 @@ def keep_best_at(monkeypatch, module, at: str) -> None:
 
 
 def test_keep_best_without_a_pattern_writes_nothing(tmp_path, monkeypatch, capsys):
-    import tabsdc.cli.protect as protect
+    import tabsdc.cli._protect as protect
 
     grid_jj(tmp_path / "g.jj", k=12)
     keep_best_at(monkeypatch, protect, "routing: 0 of")
@@ -120,7 +120,7 @@ def test_keep_best_without_a_pattern_writes_nothing(tmp_path, monkeypatch, capsy
 
 def test_keep_best_never_writes_a_pattern_that_fails_the_audit(tmp_path, monkeypatch,
                                                                 capsys):
-    import tabsdc.cli.protect as protect
+    import tabsdc.cli._protect as protect
 
     table = grid_jj(tmp_path / "g.jj", k=12)
     real = protect.suppress
@@ -141,7 +141,7 @@ def test_keep_best_never_writes_a_pattern_that_fails_the_audit(tmp_path, monkeyp
 
 
 def test_adjust_keeps_the_heuristics_adjustment(tmp_path, monkeypatch, capsys):
-    import tabsdc.cta.heuristic as heuristic
+    import tabsdc.cta._heuristic as heuristic
 
     grid_jj(tmp_path / "g.jj", k=10, share=0.15)
     real = heuristic.improve
@@ -167,7 +167,7 @@ def test_adjust_keeps_the_heuristics_adjustment(tmp_path, monkeypatch, capsys):
 
 
 def test_round_keeps_the_milps_rounding(tmp_path, monkeypatch, capsys):
-    import tabsdc.rounding.controlled as controlled
+    import tabsdc.rounding._controlled as controlled
 
     interrupt_after(monkeypatch, controlled, "solve")
     # three dimensions: controlled rounding is a MILP, not a flow

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from microsdc.cli import main as microsdc_main
-from sdcreport.files import atomic_write
+from sdcreport._files import atomic_write
 from tabsdc.cli import main
-from tabsdc.cli.main import COMMANDS, build_parser
+from tabsdc.cli._main import COMMANDS, build_parser
 from tabsdc.cta import adjust
 from tabsdc.rounding import METHODS as ROUNDING_METHODS
 from tabsdc.suppression import METHODS as SUPPRESSION_METHODS
@@ -67,12 +67,12 @@ def test_atomic_write_keeps_the_old_file_when_interrupted(tmp_path):
 
 
 def test_an_internal_error_is_one_line_and_exit_3(micro, monkeypatch, capsys):
-    import tabsdc.cli.rules
+    import tabsdc.cli._rules
 
     def broken(args):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(tabsdc.cli.rules, "read_table", broken)
+    monkeypatch.setattr(tabsdc.cli._rules, "read_table", broken)
     assert main(["rules", str(micro), *RULES]) == 3
     err = capsys.readouterr().err
     assert err.strip().splitlines() == [

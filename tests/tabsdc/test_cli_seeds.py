@@ -47,7 +47,7 @@ def _methods() -> dict[str, Callable[[int | None], object]]:
     from microsdc import masking
     from tabsdc.cta import adjust
     from tabsdc.rounding import round_table
-    from tabsdc.rounding.rules import RANDOM_RULES
+    from tabsdc.rounding._rules import RANDOM_RULES
 
     methods: dict[str, Callable[[int | None], object]] = {
         f"round-{rule}": (lambda seed, rule=rule: round_table(_grid(), 4, rule, seed=seed,

@@ -15,7 +15,7 @@ from scipy.optimize import linprog
 from sdcreport import Report
 from tabsdc import Hierarchy, InputError, Table
 from tabsdc.cta import adjust, adjust_multivariate, verify_adjustment
-from tabsdc.cta.problem import build_problem
+from tabsdc.cta._problem import build_problem
 
 from ..conftest import DATA
 

@@ -8,8 +8,8 @@ import pytest
 
 from sdcreport import Report
 from tabsdc import Table
-from tabsdc.cli.adjust import add_adjust_command, adjustment_demo_sections
-from tabsdc.errors import TabSDCError
+from tabsdc._errors import TabSDCError
+from tabsdc.cli._adjust import add_adjust_command, adjustment_demo_sections
 
 from ..conftest import DATA
 from .test_cta import slide_table

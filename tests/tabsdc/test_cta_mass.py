@@ -1,4 +1,4 @@
-"""The mass LP's lower bound on L1 CTA (tabsdc.cta.mass): valid against enumeration of every
+"""The mass LP's lower bound on L1 CTA (tabsdc.cta._mass): valid against enumeration of every
 direction, valid for any multipliers, exact on worked examples; the reported bound at least
 the LP relaxation's; the mass rows as MILP cuts keep the optimum; tied directions stay
 consistent."""
@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 from tabsdc import Table
 from tabsdc.cta import adjust
-from tabsdc.cta.bounds import lagrangian_bound
-from tabsdc.cta.lp import L1Model
-from tabsdc.cta.mass import MassJob, MassRelaxation
-from tabsdc.cta.milp import solve_milp
-from tabsdc.cta.problem import build_problem
-from tabsdc.cta.search import consistent_directions, direction_groups
+from tabsdc.cta._bounds import lagrangian_bound
+from tabsdc.cta._lp import L1Model
+from tabsdc.cta._mass import MassJob, MassRelaxation
+from tabsdc.cta._milp import solve_milp
+from tabsdc.cta._problem import build_problem
+from tabsdc.cta._search import consistent_directions, direction_groups
 from tests.conftest import examples
 
 from .test_cta import enumerate_l1, grid, hierarchical, mark, sensitive_tables

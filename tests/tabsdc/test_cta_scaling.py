@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tabsdc import Table
 from tabsdc.cta import adjust, verify_adjustment
-from tabsdc.cta.solution import certify
+from tabsdc.cta._solution import certify
 from tests.conftest import examples
 
 from .test_cta import sensitive_tables

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from tabsdc import Hierarchy, HierarchyError, InputError, Table, TableSet, TabSDCError
-from tabsdc.microdata import estimate_build
+from tabsdc._microdata import estimate_build
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import Table
+from tabsdc._decimals import decimals_in_text, decimals_of
+from tabsdc._release import publishable_frame, write_publishable
 from tabsdc.cta import adjust
-from tabsdc.decimals import decimals_in_text, decimals_of
-from tabsdc.release import publishable_frame, write_publishable
 from tabsdc.rounding import round_table
 from tests.tabsdc.command_line import run_tabsdc
 

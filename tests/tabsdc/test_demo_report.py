@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from sdcreport import Report, TableBlock, Text
-from tabsdc.audit.plots import interval_figure, offsets_in_levels
-from tabsdc.cli.demo import demo_report
+from tabsdc.audit._plots import interval_figure, offsets_in_levels
+from tabsdc.cli._demo import demo_report
 
 SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
 
@@ -98,7 +98,7 @@ def test_the_report_layer_removes_each_fault():
 def test_the_interval_chart_shows_every_interval_in_protection_levels():
     from tabsdc import FrequencyRule, PPercentRule, apply_rules
     from tabsdc.audit import audit
-    from tabsdc.cli.demo import demo_table
+    from tabsdc.cli._demo import demo_table
     from tabsdc.suppression import suppress
 
     low, high = offsets_in_levels(np.array([100.0, 1e6]), np.array([0.0, 9e5]),

@@ -10,9 +10,9 @@ import pytest
 from scipy.optimize import linprog
 
 from tabsdc import Hierarchy, Table, TableSet
-from tabsdc.differencing import KDisclosureRule, difference_pairs, differencing_check
-from tabsdc.errors import InputError, RuleError
-from tabsdc.rules import FrequencyRule, apply_rules
+from tabsdc._differencing import KDisclosureRule, difference_pairs, differencing_check
+from tabsdc._errors import InputError, RuleError
+from tabsdc._rules import FrequencyRule, apply_rules
 
 REGION = Hierarchy.from_parent_child(pd.DataFrame(
     {"parent": ["Total", "Total", "N", "N", "S"], "child": ["N", "S", "r1", "r2", "r3"]}))

@@ -18,12 +18,12 @@ from scipy.optimize import linprog
 
 from sdcreport import Report
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._cellstatus import HIDDEN_STATUSES
+from tabsdc._datasets import load_business_survey
+from tabsdc._progress import Deadline
 from tabsdc.audit import audit, insider_attack
-from tabsdc.audit.intervals import IntervalAttack
-from tabsdc.datasets import load_business_survey
-from tabsdc.progress import Deadline
+from tabsdc.audit._intervals import IntervalAttack
 from tabsdc.suppression import suppress
-from tabsdc.table import HIDDEN_STATUSES
 
 #: The methods of the random tables (``auto`` runs ``optimal`` on tables this small; it is
 #: tested on the README table, as are the network method's tables below).

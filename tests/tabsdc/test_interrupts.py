@@ -1,4 +1,4 @@
-"""Ctrl-C during a search (tabsdc.interrupts): the search stops as at its time limit and the
+"""Ctrl-C during a search (tabsdc._interrupts): the search stops as at its time limit and the
 method keeps its best result, audited; or, in mode "raise" and without any result, the
 interrupt goes on. Interrupts are simulated deterministically: a SIGINT raised by the test
 itself (``signal.raise_signal``) at a chosen progress line or step, or an interrupt marked
@@ -12,13 +12,14 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 
-from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules, interrupts
+import tabsdc._interrupts as interrupts
+from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
+from tabsdc._errors import InputError
+from tabsdc._progress import Deadline
 from tabsdc.audit import audit
-from tabsdc.errors import InputError
-from tabsdc.progress import Deadline
 from tabsdc.solver import LinearProgram, SolveOptions
-from tabsdc.solver.highs import WATCHED_NONZEROS, HighsModel
-from tabsdc.solver.isolated import solve_isolated
+from tabsdc.solver._highs import WATCHED_NONZEROS, HighsModel
+from tabsdc.solver._isolated import solve_isolated
 from tabsdc.suppression import suppress
 
 
@@ -293,7 +294,7 @@ def cta_table() -> Table:
 
 
 def test_the_cta_heuristic_keeps_its_incumbent(monkeypatch):
-    import tabsdc.cta.heuristic as heuristic
+    import tabsdc.cta._heuristic as heuristic
     from tabsdc.cta import adjust
 
     real = heuristic.improve
@@ -311,7 +312,7 @@ def test_the_cta_heuristic_keeps_its_incumbent(monkeypatch):
 
 
 def test_the_cta_milp_keeps_its_solution_and_polishes_it(monkeypatch):
-    import tabsdc.cta.milp as milp
+    import tabsdc.cta._milp as milp
     from tabsdc.cta import adjust
 
     interrupt_after(monkeypatch, milp, "solve_with_cuts")
@@ -330,7 +331,7 @@ def counts_table() -> Table:
 
 
 def test_controlled_rounding_keeps_the_milps_rounding(monkeypatch):
-    import tabsdc.rounding.controlled as controlled
+    import tabsdc.rounding._controlled as controlled
     from tabsdc.rounding import round_table
 
     interrupt_after(monkeypatch, controlled, "solve")
@@ -342,7 +343,7 @@ def test_controlled_rounding_keeps_the_milps_rounding(monkeypatch):
 
 
 def test_controlled_rounding_without_a_rounding_raises_the_interrupt(monkeypatch):
-    import tabsdc.rounding.controlled as controlled
+    import tabsdc.rounding._controlled as controlled
     from tabsdc.rounding import round_table
 
     real = controlled.solve

@@ -8,13 +8,13 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tabsdc import Hierarchy, InputError, JJFormatError, Table
-from tabsdc.io.jj import MAX_SCALED_COST, format_jj, parse_jj, read_jj, write_jj
-from tabsdc.io.jj_text import format_jj_parts, parse_jj_parts, read_jj_parts
-from tabsdc.table import STATUS_CODES
+from tabsdc._cellstatus import STATUS_CODES
+from tabsdc.io._jj import format_jj, parse_jj, read_jj, write_jj
+from tabsdc.io._jj_text import MAX_SCALED_COST, format_jj_parts, parse_jj_parts, read_jj_parts
 
 from ..conftest import DATA
 
@@ -246,6 +246,7 @@ def test_fixed_decimals_round_bounds_outward():
                           st.sampled_from([-np.inf, -5.55555, 0.0]),
                           st.sampled_from([np.inf, 7.77777])), min_size=1, max_size=6),
        st.integers(0, 4))
+@example(rows=[(5e-324, 0.0, 0.0, -np.inf, np.inf)], decimals=0)  # a subnormal value
 def test_written_bounds_keep_the_protection_interval(rows, decimals):
     """With widening, lb <= v - lpl and ub >= v + upl hold in the numbers as read back."""
     value, lpl, upl, lb, ub = map(list, zip(*rows, strict=True))

@@ -7,11 +7,11 @@ import pandas as pd
 
 from sdcreport import TableBlock
 from tabsdc import FrequencyRule, Hierarchy, Table, apply_rules
+from tabsdc._plots import status_map
+from tabsdc._release import publishable_frame
 from tabsdc.audit import audit
-from tabsdc.plots import status_map
-from tabsdc.release import publishable_frame
 from tabsdc.suppression import suppress
-from tabsdc.ui.views import ordered_codes, status_grid
+from tabsdc.ui._views import ordered_codes, status_grid
 
 SECTORS = ["S1", "S2", "S4", "S3"]  # the order of the data
 REGIONS = ["R2", "R1"]

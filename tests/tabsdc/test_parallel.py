@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._bounds import capacities
+from tabsdc._errors import InputError
+from tabsdc._parallel import ParallelError, parallel_map, resolve_jobs
 from tabsdc.audit import audit
-from tabsdc.bounds import capacities
-from tabsdc.errors import InputError
-from tabsdc.parallel import ParallelError, parallel_map, resolve_jobs
 from tabsdc.suppression import SuppressionResult, suppress
-from tabsdc.suppression.attacker import Attacker, requirements
-from tabsdc.suppression.checks import failing_requirements
+from tabsdc.suppression._attacker import Attacker, requirements
+from tabsdc.suppression._checks import failing_requirements
 
 
 def square(x: int) -> int:
@@ -66,6 +66,16 @@ def test_results_come_back_in_task_order():
     assert parallel_map(square, []) == []
 
 
+@pytest.mark.parametrize("options", [{"n_jobs": 1}, {"n_jobs": 2},
+                                     {"n_jobs": 2, "fresh_workers": True}])
+def test_each_finished_task_is_reported_once(options):
+    finished = []
+    tasks = list(range(7))
+    assert parallel_map(square, tasks, on_result=finished.append, **options) == \
+        [x * x for x in tasks]
+    assert sorted(finished) == tasks
+
+
 def test_a_dying_worker_raises_a_clear_error():
     with pytest.raises(ParallelError, match="worker process died .* die"):
         parallel_map(die, [1, 2], n_jobs=2)
@@ -109,10 +119,10 @@ def test_requirement_checks_are_identical_serial_in_a_pool_and_on_dask(dask_clie
 
 @pytest.mark.slow
 def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
-    table = small_hierarchical_table()
-    one = suppress(table, "modular", n_jobs=1)
-    two = suppress(table, "modular", n_jobs=2)
-    distributed = suppress(table, "modular", client=dask_client)
+    table = small_hierarchical_table()  # no sub-table near its limit: the same patterns
+    one = suppress(table, "modular", n_jobs=1, subtable_limit=300)
+    two = suppress(table, "modular", n_jobs=2, subtable_limit=300)
+    distributed = suppress(table, "modular", client=dask_client, subtable_limit=300)
     assert one.protected
     assert (one.suppressed == two.suppressed).all()
     assert (one.suppressed == distributed.suppressed).all()

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from tabsdc.errors import InputError
-from tabsdc.progress import Deadline, ProgressReporter, format_seconds
+from tabsdc._errors import InputError
+from tabsdc._progress import Deadline, ProgressReporter, format_seconds
 
 
 class FakeClock:
@@ -103,8 +103,8 @@ def test_long_solves_report_while_they_run():
     import pandas as pd
 
     from tabsdc import Table
+    from tabsdc._progress import heartbeat
     from tabsdc.cta import adjust
-    from tabsdc.progress import heartbeat
     from tabsdc.rounding import round_table
 
     cells = pd.DataFrame({"r": ["1", "1", "2", "2"], "c": ["1", "2", "1", "2"],

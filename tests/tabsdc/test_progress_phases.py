@@ -13,14 +13,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import tabsdc.suppression._modular as modular
+import tabsdc.suppression._optimal as optimal
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
+from tabsdc._progress import heartbeat
 from tabsdc.cli import main
-from tabsdc.cli.options import DEFAULT_TIME_LIMIT, time_limit_of
+from tabsdc.cli._options import DEFAULT_TIME_LIMIT, time_limit_of
 from tabsdc.cta import adjust
-from tabsdc.progress import heartbeat
 from tabsdc.rounding import round_table
-from tabsdc.suppression import modular, optimal, suppress
-from tabsdc.suppression.hypercube import method as hypercube_module
+from tabsdc.suppression import suppress
+from tabsdc.suppression._hypercube import method as hypercube_module
 
 
 def three_way_table() -> Table:

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tabsdc import FrequencyRule, PPercentRule, Table, apply_rules
-from tabsdc.release import publishable_frame, write_publishable
+from tabsdc._release import publishable_frame, write_publishable
 from tabsdc.suppression import suppress
 
 INTERNAL_COLUMNS = ("status", "freq", "x1", "x2", "lb", "ub", "lpl", "upl", "spl", "cost")

@@ -25,14 +25,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._cellstatus import HIDDEN_STATUSES
+from tabsdc._release import write_publishable
 from tabsdc.cli import main
 from tabsdc.cta import adjust
-from tabsdc.io.argus.output import parse_write_options, write_output
-from tabsdc.release import write_publishable
+from tabsdc.io.argus._output import parse_write_options, write_output
 from tabsdc.rounding import round_table
 from tabsdc.suppression import suppress
-from tabsdc.table import HIDDEN_STATUSES
-from tabsdc.ui.session import Session
+from tabsdc.ui._session import Session
 from tests.tabsdc.leaks import leaked
 
 #: Option letters of WRITETABLE that act on each publishable type (and AS, which tau-ARGUS's

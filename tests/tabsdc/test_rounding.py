@@ -32,6 +32,7 @@ from tabsdc.rounding import (
     unbiased_controlled_rounding,
     up_probability,
 )
+from tabsdc.rounding._network import unbiased_flow
 
 # -- tables -----------------------------------------------------------------------------------
 
@@ -496,10 +497,16 @@ def test_unbiased_controlled_rounding_mean_converges_to_x(hierarchy):
         table = grid(rng.integers(0, 20, (4, 5)))
     base, runs = 5, 2000
     generator = np.random.default_rng(123)
-    draws = np.array([unbiased_controlled_rounding(table, base, seed=generator).rounded
-                      for _ in range(runs)])
+    # The draw of unbiased_controlled_rounding on the table's network, built once (the
+    # function rebuilds it for every call; its seeds are tested above).
+    network, _ = table_network(table)
     x = table.values
-    _, r = decompose(x, base)
+    q, r = decompose(x, base)
+    draws = np.array([base * (q + unbiased_flow(network, r, base, generator))
+                      for _ in range(runs)])
+    np.testing.assert_array_equal(
+        unbiased_controlled_rounding(table, base, seed=np.random.default_rng(5)).rounded,
+        base * (q + unbiased_flow(network, r, base, np.random.default_rng(5))))
     p = r / base
     sigma = base * np.sqrt(p * (1 - p) / runs)
     assert np.all(np.abs(draws.mean(axis=0) - x) <= 5 * sigma + 1e-12)
@@ -510,7 +517,7 @@ def test_unbiased_controlled_rounding_mean_converges_to_x(hierarchy):
 
 
 @pytest.mark.parametrize("base", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize("method", rounding.statistics.AUDITED_METHODS)
+@pytest.mark.parametrize("method", rounding._statistics.AUDITED_METHODS)
 def test_release_boxes_are_the_preimages_of_the_rules(base, method):
     """Integer boxes equal {x : R(x) = R possible under the rule}, by enumeration."""
     x = np.arange(-3 * base, 6 * base, dtype=float)
@@ -558,7 +565,7 @@ def test_audit_ranges_equal_the_brute_force_ranges(values, base):
 
 
 @given(st.one_of(grids(4), hierarchical_tables()), st.integers(2, 6),
-       st.sampled_from(rounding.statistics.AUDITED_METHODS), st.integers(0, 1000))
+       st.sampled_from(rounding._statistics.AUDITED_METHODS), st.integers(0, 1000))
 def test_audit_ranges_contain_the_original(table, base, method, seed):
     result = round_table(table, base, method, seed=seed)
     frame = result.audit.frame
@@ -630,7 +637,7 @@ def test_round_table_input_errors():
 
 
 def test_docstring_examples():
-    for module in (rounding.rules, rounding.statistics, rounding.controlled, rounding.network,
-                   rounding.audit, rounding.base_choice, rounding.api):
+    for module in (rounding._rules, rounding._statistics, rounding._controlled, rounding._network,
+                   rounding._audit, rounding._base_choice, rounding._api):
         failures, _ = doctest.testmod(module, extraglobs={"np": np, "Table": Table})
         assert failures == 0, module.__name__

@@ -1,5 +1,5 @@
 """``tabsdc round``, the rounding demo sections and the rounding example, through a local
-parser built with :func:`tabsdc.cli.round.add_round_command`."""
+parser built with :func:`tabsdc.cli._round.add_round_command`."""
 
 import argparse
 import json
@@ -12,8 +12,8 @@ import pytest
 
 from sdcreport import Report
 from tabsdc import Hierarchy, InputError, Table, TabSDCError
-from tabsdc.cli.demo import demo_table
-from tabsdc.cli.round import add_round_command, rounding_demo_sections
+from tabsdc.cli._demo import demo_table
+from tabsdc.cli._round import add_round_command, rounding_demo_sections
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "round_frequency_table.py"
 

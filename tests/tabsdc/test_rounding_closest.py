@@ -7,13 +7,13 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-import tabsdc.rounding.closest as closest_module
-import tabsdc.rounding.controlled as controlled_module
-from tabsdc import progress
-from tabsdc.errors import SolverError
+import tabsdc._progress as progress
+import tabsdc.rounding._closest as closest_module
+import tabsdc.rounding._controlled as controlled_module
+from tabsdc._errors import SolverError
 from tabsdc.rounding import controlled_rounding, round_table
-from tabsdc.rounding.closest import closest_additive_rounding
-from tabsdc.rounding.rules import decompose
+from tabsdc.rounding._closest import closest_additive_rounding
+from tabsdc.rounding._rules import decompose
 from tabsdc.solver import SolveResult
 
 from .test_rounding import bases, cubes, parity_cube

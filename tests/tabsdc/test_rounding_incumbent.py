@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import InputError, Table
-from tabsdc.errors import SolverError
+from tabsdc._errors import SolverError
 from tabsdc.rounding import controlled_rounding, decompose, round_table
-from tabsdc.rounding.closest import (
+from tabsdc.rounding._closest import (
     CellFormulation,
     ParametricFormulation,
     closest_additive_rounding,
     split_multiples,
 )
-from tabsdc.rounding.incumbent import (
+from tabsdc.rounding._incumbent import (
     additive_rounding,
     balanced_choice,
     extra_steps,

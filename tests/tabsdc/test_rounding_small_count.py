@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from tabsdc import Table
-from tabsdc.errors import InputError
+from tabsdc._errors import InputError
 from tabsdc.rounding import round_small_counts, round_table
-from tabsdc.rounding.small_count import contribution_matrix
+from tabsdc.rounding._small_count import contribution_matrix
 from tests.conftest import DATA, examples
 
 

@@ -13,7 +13,7 @@ from tabsdc import (
     Table,
     apply_rules,
 )
-from tabsdc.rules import p_percent_sensitivity, pq_sensitivity
+from tabsdc._rules import p_percent_sensitivity, pq_sensitivity
 
 
 def table_of(cells: dict[str, list[float]]) -> Table:

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from tabsdc.errors import InputError, SolverError
+from tabsdc._errors import InputError, SolverError
 from tabsdc.solver import (
     STATUSES,
     HighsModel,
@@ -19,9 +19,9 @@ from tabsdc.solver import (
     available_solvers,
     solve,
 )
-from tabsdc.solver.highs import highs_status
-from tabsdc.solver.problem import PROOF_ABS_GAP, PROOF_REL_GAP, relative_gap
-from tabsdc.solver.pulp_backend import build_pulp_problem, pulp_status
+from tabsdc.solver._highs import highs_status
+from tabsdc.solver._problem import PROOF_ABS_GAP, PROOF_REL_GAP, relative_gap
+from tabsdc.solver._pulp_backend import build_pulp_problem, pulp_status
 
 from ..conftest import DATA
 

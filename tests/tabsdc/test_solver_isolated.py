@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabsdc.solver import LinearProgram, SolveOptions, isolated, solve
+import tabsdc.solver._isolated as isolated
+from tabsdc.solver import LinearProgram, SolveOptions, solve
 from tests.tabsdc.test_interrupts import hard_milp
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,7 +95,8 @@ def test_solves_from_several_threads_each_have_a_worker_and_their_whole_time(mon
 
 
 _CALLER = """
-from tabsdc.solver import SolveOptions, isolated
+from tabsdc.solver import SolveOptions
+import tabsdc.solver._isolated as isolated
 from tests.tabsdc.test_interrupts import hard_milp
 isolated.solve_isolated(hard_milp(), SolveOptions(time_limit=600.0))
 """
@@ -127,7 +129,7 @@ def workers_of(parent: int) -> list[int]:
             command = (stat.parent / "cmdline").read_bytes().split(b"\0")
         except (OSError, ValueError, IndexError):
             continue
-        if ppid == parent and b"tabsdc.solver.isolated" in command:
+        if ppid == parent and b"tabsdc.solver._isolated" in command:
             found.append(int(stat.parent.name))
     return found
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import Hierarchy, InputError, Table
+from tabsdc._progress import Deadline
 from tabsdc.audit import audit
-from tabsdc.progress import Deadline
 from tabsdc.suppression import suppress
 from tests.conftest import examples
 
@@ -209,8 +209,8 @@ def test_network_method_on_the_slides_cycle_and_its_limits():
 
 
 def test_subtables_cover_every_cell_and_relation():
-    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
-    from tabsdc.suppression.modular import subtables
+    from tabsdc._datasets import business_survey_hierarchies, load_business_survey
+    from tabsdc.suppression._modular import subtables
 
     data = load_business_survey()
     table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",
@@ -250,7 +250,7 @@ def test_a_table_without_primaries_needs_no_suppression(method):
 @given(random_tables())
 def test_local_routing_gives_audit_clean_patterns(table):
     """Force local routing and local certificates (large-table mode) on small tables."""
-    from tabsdc.suppression import attacker
+    import tabsdc.suppression._attacker as attacker
 
     default = attacker.LOCAL_ABOVE
     attacker.LOCAL_ABOVE = 0

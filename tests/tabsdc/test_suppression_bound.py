@@ -1,4 +1,4 @@
-"""The certified lower bound every suppression result carries (tabsdc.suppression.bound).
+"""The certified lower bound every suppression result carries (tabsdc.suppression._bound).
 
 The bound must never exceed the cost of any protecting pattern: checked against the proven
 optimum of the optimal method, an exhaustive enumeration of the patterns and every method's
@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
-from tabsdc.bounds import capacities
-from tabsdc.progress import Deadline
+from tabsdc._bounds import capacities
+from tabsdc._progress import Deadline
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import Attacker, requirements
-from tabsdc.suppression.bound import dual_bound, lower_bound, seed_rows
+from tabsdc.suppression._attacker import Attacker, requirements
+from tabsdc.suppression._bound import dual_bound, lower_bound, seed_rows
 from tests.conftest import examples
 from tests.tabsdc.test_suppression import (
     brute_force_optimum,

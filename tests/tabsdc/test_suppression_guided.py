@@ -13,11 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+import tabsdc.suppression._heuristic as heuristic
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
-from tabsdc.bounds import capacities
-from tabsdc.suppression import choose_method, heuristic, suppress
-from tabsdc.suppression.attacker import Requirement
-from tabsdc.table import HIDDEN_STATUSES
+from tabsdc._bounds import capacities
+from tabsdc._cellstatus import HIDDEN_STATUSES
+from tabsdc._flows import Requirement
+from tabsdc.suppression import choose_method, suppress
 from tests.conftest import examples
 from tests.tabsdc.test_suppression import random_tables
 

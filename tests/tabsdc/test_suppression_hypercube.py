@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._bounds import capacities
+from tabsdc._flows import DOWN
 from tabsdc.audit import audit, insider_groups
-from tabsdc.bounds import capacities
 from tabsdc.suppression import suppress
-from tabsdc.suppression.attacker import DOWN, requirements
-from tabsdc.suppression.hypercube import (
+from tabsdc.suppression._attacker import requirements
+from tabsdc.suppression._hypercube import (
     HypercubeSearch,
     clean_up_hypercubes,
     hypercube_pattern,

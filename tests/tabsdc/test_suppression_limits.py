@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from tabsdc import Table
-from tabsdc.progress import Deadline
+from tabsdc._progress import Deadline
 from tabsdc.suppression import METHODS, choose_method, suppress
 from tests.tabsdc.test_parallel import (
     small_hierarchical_table,

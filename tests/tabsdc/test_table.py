@@ -186,7 +186,7 @@ def test_constructor_validates():
 
 
 def test_sample_business_survey_builds_an_additive_table():
-    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
+    from tabsdc._datasets import business_survey_hierarchies, load_business_survey
 
     data = load_business_survey()
     table = Table.from_microdata(data, ["A88", "NUTS3"], "TURNOVER",

@@ -16,11 +16,11 @@ from tabsdc import (
     TableSet,
     apply_rules,
 )
+from tabsdc._release import write_publishable
+from tabsdc._tableset import TableSetResult
 from tabsdc.audit import audit
 from tabsdc.cta import adjust
-from tabsdc.release import write_publishable
 from tabsdc.suppression import suppress
-from tabsdc.tableset import TableSetResult
 from tests.conftest import examples
 
 # 14 companies: activity, region, size class, turnover. Table 1 is activity x region,

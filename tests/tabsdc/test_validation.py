@@ -7,11 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tabsdc import AdditivityError, InputError, Table
+from tabsdc._units import working_unit
+from tabsdc._validation import in_working_units, validate_table
 from tabsdc.audit import audit
 from tabsdc.cli import main
-from tabsdc.io.jj import parse_jj
+from tabsdc.io._jj import parse_jj
 from tabsdc.suppression import suppress
-from tabsdc.validation import in_working_units, validate_table, working_unit
 from tests.conftest import examples
 
 #: The tau-ARGUS manual's audit example (12 cells, 4 primaries); its intervals are known:

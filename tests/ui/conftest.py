@@ -15,9 +15,9 @@ pytest.importorskip("starlette", reason="the web app needs the ui extra (starlet
 uvicorn = pytest.importorskip("uvicorn", reason="the web app needs the ui extra (uvicorn)")
 
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules  # noqa: E402
-from tabsdc.datasets import load_business_survey  # noqa: E402
-from tabsdc.ui.app import create_app  # noqa: E402
-from tabsdc.ui.server import listening_socket  # noqa: E402
+from tabsdc._datasets import load_business_survey  # noqa: E402
+from tabsdc.ui._app import create_app  # noqa: E402
+from tabsdc.ui._server import listening_socket  # noqa: E402
 
 #: The shipped business survey, as a person would upload it.
 SURVEY = Path(str(files("tabsdc").joinpath("data", "business_survey.csv")))
@@ -82,7 +82,7 @@ def ruled_by_api(levels: dict[str, list[str]]) -> Table:
 
 def published_by_api(ruled: Table, folder: Path) -> bytes:
     """The publishable file of the API's optimal suppression (by value) of ``ruled``."""
-    from tabsdc.release import write_publishable
+    from tabsdc._release import write_publishable
     from tabsdc.suppression import suppress
 
     result = suppress(ruled, "optimal", "value", time_limit=60)

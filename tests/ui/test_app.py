@@ -132,8 +132,8 @@ def test_the_command_refuses_a_limit_that_cannot_work(option, message, capsys, m
 
 
 def test_the_command_and_the_app_have_the_same_defaults():
-    from tabsdc.cli import ui as command
-    from tabsdc.ui import registry
+    import tabsdc.cli._ui as command
+    import tabsdc.ui._registry as registry
 
     assert command.MAX_SESSIONS == registry.DEFAULT_MAX_SESSIONS
     assert command.IDLE_MINUTES == registry.DEFAULT_IDLE_MINUTES

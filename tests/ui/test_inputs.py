@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabsdc.errors import InputError, JJFormatError
-from tabsdc.ui.dialect import CsvDialect, detect_dialect
-from tabsdc.ui.inputs import read_upload
-from tabsdc.ui.session import Session
+from tabsdc._errors import InputError, JJFormatError
+from tabsdc.ui._dialect import CsvDialect, detect_dialect
+from tabsdc.ui._inputs import read_upload
+from tabsdc.ui._session import Session
 
 #: Regions with letters outside ASCII, and turnovers with decimals and thousands.
 REGIONS = ["Île-de-France", "Bayern", "Provence-Alpes-Côte d'Azur", "Baden-Württemberg"]

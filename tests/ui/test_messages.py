@@ -134,7 +134,7 @@ def test_a_cancelled_job_says_so_once(served):
 
 
 def test_an_internal_failure_is_a_500_with_a_sentence(served, monkeypatch):
-    from tabsdc.ui.session import Session
+    from tabsdc.ui._session import Session
 
     def broken(self):
         raise ZeroDivisionError("division by zero")

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tabsdc.ui.jobs import Job
-from tabsdc.ui.script import session_script
-from tabsdc.ui.session import Session
+from tabsdc.ui._jobs import Job
+from tabsdc.ui._script import session_script
+from tabsdc.ui._session import Session
 from tests.ui.conftest import SURVEY, ServedApp, run_script
 from tests.ui.test_session import gone, wait
 
@@ -222,7 +222,7 @@ def test_an_idle_session_ends_with_its_worker_and_folder(forgetful):
 
 
 def test_a_page_that_leaves_ends_its_session_unless_it_comes_back(limited, monkeypatch):
-    import tabsdc.ui.registry as registry
+    import tabsdc.ui._registry as registry
 
     monkeypatch.setattr(registry, "LEAVE_GRACE", 0.5)
     ids = [json.loads(request(limited.url + "/api/session", method="POST", body=b"")[2])["id"]

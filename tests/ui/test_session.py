@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcreport.files import CSV_MARK
+from sdcreport._files import CSV_MARK
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
+from tabsdc._errors import InputError
 from tabsdc.audit import audit
-from tabsdc.errors import InputError
-from tabsdc.ui.jobs import Job
-from tabsdc.ui.session import Session
+from tabsdc.ui._jobs import Job
+from tabsdc.ui._session import Session
 from tests.ui.conftest import DIMS, LEVELS, SURVEY, published_by_api, ruled_by_api
 
 HIERARCHIES = {dim: {"kind": "levels", "columns": LEVELS[dim]} for dim in DIMS}
@@ -247,7 +247,7 @@ def test_errors_a_statistician_can_act_on(session, tmp_path):
 
 def test_semicolon_csv_and_excel_read_like_the_comma_csv(tmp_path):
     pytest.importorskip("openpyxl")
-    from tabsdc.ui.inputs import read_upload
+    from tabsdc.ui._inputs import read_upload
 
     data = pd.read_csv(SURVEY, dtype=str).head(50)
     data.to_csv(tmp_path / "s.csv", sep=";", index=False)

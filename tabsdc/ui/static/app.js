@@ -1,4 +1,4 @@
-// The page of the tabsdc web app: six steps over the JSON API of tabsdc/ui/app.py.
+// The page of the tabsdc web app: six steps over the JSON API of tabsdc/ui/_app.py.
 // Each browser tab has its own session; its id is kept in the tab's sessionStorage, so a
 // reload or Back comes back to the same session and the page draws its state again.
 "use strict";

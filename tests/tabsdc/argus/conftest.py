@@ -46,7 +46,7 @@ def tau_testw_records(n: int = 1200, seed: int = 15) -> list[dict]:
 def write_tau_testw(path: Path, records: list[dict]) -> None:
     """Write records as fixed-width lines laid out as Tau_TestW.rda says: each field right
     aligned in its columns (start, width), blanks between."""
-    from tabsdc.io.argus.metadata import read_rda
+    from tabsdc.io.argus._metadata import read_rda
 
     layout = read_rda(SAMPLES / "Tau_TestW.rda").variables
     length = max(v.start + v.width - 1 for v in layout)
@@ -66,9 +66,9 @@ def write_survey_job(folder: Path, *commands: str) -> Path:
     separated microdata, its .rda, the activity and region hierarchies as .hrc files, and
     ``survey.arb`` building A88 x NUTS3 turnover with P(10)|FREQ(3,10) followed by
     ``commands``. Returns the batch file."""
-    from tabsdc.datasets import business_survey_hierarchies, load_business_survey
-    from tabsdc.io.argus.hrc import write_hrc
-    from tabsdc.io.argus.metadata import Metadata, Variable, write_rda
+    from tabsdc._datasets import business_survey_hierarchies, load_business_survey
+    from tabsdc.io.argus._hrc import write_hrc
+    from tabsdc.io.argus._metadata import Metadata, Variable, write_rda
 
     folder.mkdir(parents=True, exist_ok=True)
     data = load_business_survey()

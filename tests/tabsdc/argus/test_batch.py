@@ -6,10 +6,10 @@ import pytest
 
 from tabsdc import Table
 from tabsdc.cli import main
-from tabsdc.io.argus.apriori import write_hst
-from tabsdc.io.argus.batch import JobTable, format_arb, run_batch
-from tabsdc.io.argus.tab import write_tab
-from tabsdc.io.argus.tables import TableSpec
+from tabsdc.io.argus._apriori import write_hst
+from tabsdc.io.argus._batch import JobTable, format_arb, run_batch
+from tabsdc.io.argus._tab import write_tab
+from tabsdc.io.argus._tables import TableSpec
 from tabsdc.suppression import suppress
 from tests.tabsdc.argus.conftest import tau_testw_records, write_tau_testw
 from tests.tabsdc.argus.test_files import pp_table

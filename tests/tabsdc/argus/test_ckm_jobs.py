@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from tabsdc import Hierarchy
+from tabsdc._errors import InputError, TabSDCError
 from tabsdc.ckm import FlexFunction, perturb_counts, perturb_magnitudes, read_ptable
-from tabsdc.errors import InputError, TabSDCError
-from tabsdc.io.argus.batch import run_batch
-from tabsdc.io.argus.ckm import parse_scaling, split_ckm_argument
+from tabsdc.io.argus._batch import run_batch
+from tabsdc.io.argus._ckm import parse_scaling, split_ckm_argument
 
 MAGNITUDE_JOB = """<OPENMICRODATA> "microdata.csv"
 <OPENMETADATA> "microdata.rda"

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sdcreport.files import OutputPathError
+from sdcreport._files import OutputPathError
 from tabsdc.cli import main
-from tabsdc.io.argus.batch import run_batch
-from tabsdc.io.argus.staging import STAGING_PREFIX
+from tabsdc.io.argus._batch import run_batch
+from tabsdc.io.argus._staging import STAGING_PREFIX
 
 
 def table_job(job: Path, *commands: str) -> Path:

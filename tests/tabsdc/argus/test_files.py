@@ -6,23 +6,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tabsdc.errors import HierarchyError, RuleError
-from tabsdc.hierarchy import Hierarchy
-from tabsdc.io.argus.apriori import apply_apriori, parse_hst, read_hst, write_hst
-from tabsdc.io.argus.cdl import read_cdl
-from tabsdc.io.argus.grc import close_below_depth, close_subtrees, parse_grc, read_grc
-from tabsdc.io.argus.hrc import format_hrc, hierarchy_from_levels, parse_hrc, read_hrc
-from tabsdc.io.argus.metadata import format_rda, parse_rda, read_rda
-from tabsdc.io.argus.microdata import read_data
-from tabsdc.io.argus.safety import (
+from tabsdc._errors import HierarchyError, RuleError
+from tabsdc._hierarchy import Hierarchy
+from tabsdc._rules import DominanceRule, FrequencyRule, PPercentRule
+from tabsdc.io.argus._apriori import apply_apriori, parse_hst, read_hst, write_hst
+from tabsdc.io.argus._cdl import read_cdl
+from tabsdc.io.argus._grc import close_below_depth, close_subtrees, parse_grc, read_grc
+from tabsdc.io.argus._hrc import format_hrc, hierarchy_from_levels, parse_hrc, read_hrc
+from tabsdc.io.argus._metadata import format_rda, parse_rda, read_rda
+from tabsdc.io.argus._microdata import read_data
+from tabsdc.io.argus._safety import (
     CoalitionPPercentRule,
     format_safety_rule,
     parse_safety_rule,
 )
-from tabsdc.io.argus.syntax import ArgusFormatError, resolve_path
-from tabsdc.io.argus.tab import write_tab
-from tabsdc.io.argus.tables import parse_table_spec, tabular_table, variable_hierarchy
-from tabsdc.rules import DominanceRule, FrequencyRule, PPercentRule
+from tabsdc.io.argus._syntax import ArgusFormatError, resolve_path
+from tabsdc.io.argus._tab import write_tab
+from tabsdc.io.argus._tables import parse_table_spec, tabular_table, variable_hierarchy
 from tests.tabsdc.argus.conftest import SAMPLES
 
 RDA_FILES = sorted(SAMPLES.rglob("*.rda"))
@@ -187,7 +187,7 @@ def test_separated_microdata_of_the_cell_key_folder():
 
 
 def test_p_tables_of_the_cell_key_folder_are_distributions():
-    """The cell-key p-tables are read (tabsdc.io.argus.ckm runs the method on them): each
+    """The cell-key p-tables are read (tabsdc.io.argus._ckm runs the method on them): each
     original value i has transition probabilities summing to 1."""
     for path in SAMPLES.rglob("*.txt"):
         table = pd.read_csv(path, sep=";")
@@ -207,7 +207,7 @@ def test_pp_tab_becomes_the_table_of_castros_targus_structure():
 
 
 def test_tab_with_all_totals_must_add_up():
-    from tabsdc.errors import AdditivityError
+    from tabsdc._errors import AdditivityError
 
     with pytest.raises(AdditivityError, match="Os"):
         pp_table(compute_totals=False)
@@ -329,10 +329,10 @@ def test_codes_missing_from_a_hierarchy_are_named():
 
 
 @pytest.mark.parametrize("module", [
-    *(f"tabsdc.io.argus.{name}" for name in ("syntax", "metadata", "microdata", "hrc", "cdl",
+    *(f"tabsdc.io.argus._{name}" for name in ("syntax", "metadata", "microdata", "hrc", "cdl",
                                              "grc", "apriori", "safety", "tables", "tab",
                                              "output", "batch", "plan", "staging", "protect")),
-    "tabsdc.cli.argus"])
+    "tabsdc.cli._argus"])
 def test_the_examples_in_the_docstrings_run(module):
     import doctest
     import importlib

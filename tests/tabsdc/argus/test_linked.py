@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from scipy.optimize import linprog
 
+from tabsdc._tableset import TableSet
 from tabsdc.audit import audit
 from tabsdc.cli import main
-from tabsdc.io.argus.batch import run_batch
-from tabsdc.tableset import TableSet
+from tabsdc.io.argus._batch import run_batch
 from tests.tabsdc.argus.conftest import SAMPLES
 
 #: The job's two tables: published file and spanning variables.

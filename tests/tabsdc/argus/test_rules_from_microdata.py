@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tabsdc.io.argus.batch import run_batch
+from tabsdc.io.argus._batch import run_batch
 from tests.tabsdc.argus.conftest import tau_testw_records, write_tau_testw
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tabsdc.io.argus.batch import run_batch
+from tabsdc.io.argus._batch import run_batch
 from tests.tabsdc.argus.conftest import write_survey_job
 
 
@@ -62,3 +62,34 @@ def with_suppress(job, command):
     arb = job / "tableinput" / "TestTable.arb"
     arb.write_text(arb.read_text().replace("<GOINTERACTIVE>", f"<SUPPRESS> {command}"))
     return arb
+
+
+class Called(Exception):
+    """Raised by the spy once it has seen what SUPPRESS passes to the method."""
+
+
+@pytest.mark.parametrize("numbers, singletons", [([0.05, 1, 0, 0], True),
+                                                 ([0.05, 0, 0, 1], True),
+                                                 ([0.05, 0, 0, 0], False)])
+def test_mod_passes_its_minutes_per_subtable_and_its_singleton_options(monkeypatch, numbers,
+                                                                       singletons):
+    """MOD(t, minutes, ss, sm, mf): the minutes become each sub-table's limit in seconds
+    (no limit for the whole protection unless the job has one); singleton protection unless
+    all three singleton options are 0."""
+    import tabsdc.io.argus._protect as protect_module
+    from tests.tabsdc.test_modular import twin_table
+
+    seen = {}
+
+    def spy(table, method, cost, **options):
+        seen.update(options, method=method)
+        raise Called
+
+    monkeypatch.setattr(protect_module, "suppress", spy)
+    with pytest.raises(Called):
+        protect_module.protect(twin_table(), "MOD", numbers)
+    assert seen["method"] == "modular" and seen["subtable_limit"] == 3.0
+    assert seen["time_limit"] is None and seen["singletons"] is singletons
+    with pytest.raises(Called):
+        protect_module.protect(twin_table(), "MOD", numbers, time_limit=40.0)
+    assert seen["subtable_limit"] == 3.0 and seen["time_limit"] == 40.0

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from tabsdc import Hierarchy
+from tabsdc._errors import InputError
+from tabsdc._release import write_publishable
 from tabsdc.ckm import build_ptable, perturb_counts, read_ptable
-from tabsdc.errors import InputError
-from tabsdc.release import write_publishable
 from tests.conftest import DATA
 
 PTABLE = read_ptable(DATA / "ckm" / "ptab_freq.txt")  # D=5, V=3, js=2, pstay=0.5

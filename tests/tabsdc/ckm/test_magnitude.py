@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from tabsdc import Hierarchy
+from tabsdc._errors import InputError
+from tabsdc._release import write_publishable
+from tabsdc._rules import PPercentRule
 from tabsdc.ckm import FlexFunction, build_ptable, magnitude_noise, perturb_magnitudes, read_ptable
-from tabsdc.ckm.magnitude import scramble_keys, separation_point
-from tabsdc.errors import InputError
-from tabsdc.release import write_publishable
-from tabsdc.rules import PPercentRule
+from tabsdc.ckm._magnitude import scramble_keys, separation_point
 from tests.conftest import DATA
 
 LARGE = read_ptable(DATA / "ckm" / "ptab_savings_all.txt")         # D = 5, V = 1, step 2

@@ -7,8 +7,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
+from tabsdc._errors import InputError
 from tabsdc.ckm import build_ptable, read_ptable
-from tabsdc.errors import InputError
 from tests.conftest import DATA, examples
 
 PTAB_FREQ = DATA / "ckm" / "ptab_freq.txt"

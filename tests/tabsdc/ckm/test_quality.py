@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from tabsdc.ckm import build_ptable, perturbation_statistics, posterior_matrix
-from tabsdc.ckm.quality import distance_summary
+from tabsdc.ckm._quality import distance_summary
 
 
 def test_posterior_agrees_with_simulated_publications():

@@ -1,0 +1,142 @@
+"""Protection requirements and their sparse proofs: least-deviation flows.
+
+Work in deviations ``d = y - a`` from the true values. A requirement says that the intruder
+must be able to move cell ``i`` by ``level`` in ``direction`` (+1 up, -1 down) over
+``{ d : A d = 0, -down <= d <= up }`` (Fischetti and Salazar, "Solving the cell suppression
+problem on tabular data with linear constraints", *Management Science* 47(7), 2001; Cox,
+*Towards a quality assessment of disclosure-limited statistical data*, slide 14). Splitting
+``d = p - q`` with ``p, q >= 0``, the least ``w``-weighted deviation meeting it,
+
+    min  sum_j w_j (p_j + q_j)   over   A (p - q) = 0,  0 <= p <= up,  0 <= q <= down,
+         p_i - q_i = direction * level,
+
+is a flow (a cycle through ``i`` in a two-dimensional table, slides 17-21): the cells
+carrying it are a sparse proof that the requirement holds (a *certificate*), and when no
+such flow exists the requirement fails.
+
+A requirement may hold cells **fixed** (``Requirement.fixed``): their deviation is zero,
+i.e. the intruder knows their values. That is the insider scenario of
+:mod:`tabsdc.audit._insider` (the respondent of a single-contributor cell knows its value);
+the same flows then prove or refute protection against that respondent. The audit's insider
+attack and the suppression methods (:mod:`tabsdc.suppression._attacker`, routing) share
+these models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from tabsdc.solver import HighsModel, LinearProgram
+
+#: Relative tolerance on deviations and levels.
+TOL = 1e-7
+#: Direction codes: +1 the intruder pushes the value up, -1 down.
+UP, DOWN = 1, -1
+#: Tables (blocks) with more cells try every attack and route locally first: a flow within a
+#: few relations of the cell, every other cell held at zero, is a flow of the whole table.
+LOCAL_ABOVE = 5000
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Sensitive ``cell`` must be movable by ``level`` in ``direction`` (+1 up, -1 down),
+    with the cells ``fixed`` held at their values (an insider's knowledge; none for the
+    outside intruder)."""
+
+    cell: int
+    direction: int
+    level: float
+    fixed: tuple[int, ...] = ()
+
+
+def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:
+    """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve."""
+    A = sp.csr_array(A)
+    m, n = A.shape
+    return HighsModel(LinearProgram(
+        c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
+        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])))
+
+
+def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
+               restore: tuple[float, float] | None = None,
+               time_limit: float | None = None, *,
+               fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+               ) -> np.ndarray | None:
+    """The least ``w``-cost flow with column ``i`` (the requirement's cell in ``model``)
+    moved by the level in the requirement's direction: the deviation of every column
+    (``p - q``; zero where it is below the tolerance), or None when no such flow exists
+    (or none was found within ``time_limit`` seconds). ``restore``: the kept model's
+    bounds ``(up, down)`` of ``i``. ``fixed``: columns held at zero for this solve and
+    their kept bounds ``(columns, up, down)``, restored after.
+    """
+    n = len(w)
+    model.set_time_limit(time_limit)
+    model.set_objective(np.concatenate([w, w]))
+    p_fixed = req.level if req.direction > 0 else 0.0
+    q_fixed = req.level if req.direction < 0 else 0.0
+    held, held_up, held_down = ((np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+                                if fixed is None else (np.asarray(f) for f in fixed))
+    held = np.concatenate([held, n + held]).astype(np.int64)
+    zeros = np.zeros(len(held))
+    model.set_col_bounds(np.concatenate([[i, n + i], held]),
+                         np.concatenate([[p_fixed, q_fixed], zeros]),
+                         np.concatenate([[p_fixed, q_fixed], zeros]))
+    try:
+        result = model.solve()
+    finally:  # one call: the requirement's column and the held ones back to their bounds
+        kept = np.concatenate([held_up, held_down])
+        if restore is not None:
+            model.set_col_bounds(np.concatenate([[i, n + i], held]), 0.0,
+                                 np.concatenate([restore, kept]))
+        elif len(held):
+            model.set_col_bounds(held, 0.0, kept)
+    if not result.has_solution:
+        return None
+    deviation = result.x[:n] - result.x[n:]
+    deviation[np.abs(deviation) <= TOL * max(1.0, req.level)] = 0.0
+    return deviation
+
+
+def local_deviation(by_column: sp.csc_array, cells: np.ndarray, req: Requirement,
+                    up: np.ndarray, down: np.ndarray, w: np.ndarray,
+                    time_limit: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`solve_flow` with every cell outside ``cells`` (sorted, the requirement's cell
+    among them) held at zero, and the requirement's ``fixed`` cells too: the cells carrying
+    flow and their deviations, or None. Such a flow satisfies every relation of the table,
+    so it is a flow (an attack, a route) of the whole table."""
+    block = by_column[:, cells]
+    rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
+    held = np.isin(cells, req.fixed)
+    moved = solve_flow(flow_model(block[rows], np.where(held, 0.0, up),
+                                  np.where(held, 0.0, down)), req,
+                       int(np.searchsorted(cells, req.cell)), w, time_limit=time_limit)
+    if moved is None:
+        return None
+    carrying = np.flatnonzero(moved)
+    return cells[carrying], moved[carrying]
+
+
+def local_flow(by_column: sp.csc_array, cells: np.ndarray, req: Requirement, up: np.ndarray,
+               down: np.ndarray, w: np.ndarray,
+               time_limit: float | None = None) -> np.ndarray | None:
+    """The cells carrying :func:`local_deviation`'s flow, or None.
+
+    Examples
+    --------
+    ``x0 + x1 + x2 = x3``: x0 moves up by 2 against x1, or, when x1 is held fixed (an
+    insider knows it), against x2.
+
+    >>> A = sp.csc_array([[1.0, 1, 1, -1]])
+    >>> cells, room = np.arange(4), np.full(4, 5.0)
+    >>> local_flow(A, cells, Requirement(0, UP, 2.0), room, room, np.array([1, 1, 2, 3.0]))
+    array([0, 1])
+    >>> local_flow(A, cells, Requirement(0, UP, 2.0, fixed=(1,)), room, room,
+    ...            np.array([1, 1, 2, 3.0]))
+    array([0, 2])
+    """
+    found = local_deviation(by_column, cells, req, up, down, w, time_limit)
+    return None if found is None else found[0]

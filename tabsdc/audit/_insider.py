@@ -1,0 +1,577 @@
+"""The insider attack: what the respondent of a single-contributor cell learns.
+
+The respondent of a cell with one contributor (``freq == 1``; with holdings the holding is
+the contributor, and ``freq`` counts holdings) knows that cell's value. Its attack is the
+interval attack (:mod:`tabsdc.audit._intervals`) on the polytope narrowed by what it knows:
+the a-priori bounds of its cell become ``[a_c, a_c]``, and so do those of every other cell
+with the same sole contributor (a total whose one contributor is that of its part; such
+cells form one **group** per respondent, :func:`tabsdc._respondents.insider_groups`). Every
+*other* sensitive cell j must keep its protection levels over that polytope ``P_c``:
+
+    min { x_j : x in P_c } <= a_j - lpl_j,   max { x_j : x in P_c } >= a_j + upl_j,
+    max - min >= spl_j,
+
+and must not be pinned to one value. This is tau-ARGUS's singleton problem (two
+single-contributor cells alone in a relation; tau-ARGUS manual, section 4.2, "singletons")
+taken from one relation to the whole pattern: the extra suppression that rule adds can
+itself be derivable through another relation. Coalitions of respondents of cells with
+more contributors are what the p % and p/q rules' levels already assume away.
+
+The attack stays exact (LPs on ``P_c``) and is fast because only pairs that can fail get
+an LP. In deviations ``d = x - a`` (:mod:`tabsdc._flows`), a requirement of j holds in
+``P_c`` exactly when some feasible deviation meets it with ``d = 0`` on the respondent's
+cells. So:
+
+* a pair (c, j) can fail only when c and j lie in one block of hidden cells;
+* a deviation known to be feasible that meets j's level and does not move c proves the pair:
+  the checked witnesses of a large-table audit (:mod:`tabsdc.audit._witnesses`), then
+  least-deviation flows (certificates, sparse: a cycle through j in a two-dimensional
+  table), within a few relations of j first on large blocks;
+* the respondents still open for j are those every certificate found so far moves; each
+  gets its own flow with its cells fixed (:func:`insider_proofs`), which proves the pair or,
+  solved over the whole block, refutes it exactly;
+* the pairs refuted get their exact interval (the block's kept HiGHS model with the
+  respondent's bounds set to ``[a_c, a_c]``, re-solved per exposed cell) and verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from time import perf_counter
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from tabsdc._errors import SolverError
+from tabsdc._flows import (
+    DOWN,
+    LOCAL_ABOVE,
+    UP,
+    Requirement,
+    flow_model,
+    local_deviation,
+    solve_flow,
+)
+from tabsdc._network import neighbourhood
+from tabsdc._progress import Deadline, Progress, ProgressReporter
+from tabsdc._respondents import Insiders
+from tabsdc.audit._intervals import IntervalAttack
+from tabsdc.solver import HighsModel
+
+
+def insider_proofs(
+    req: Requirement,
+    insiders: Insiders | None,
+    prove: Callable[[Requirement], np.ndarray | None],
+    *,
+    suspects: np.ndarray | None = None,
+    stop_at_failure: bool = False,
+) -> tuple[list[np.ndarray], list[Requirement]]:
+    """Certificates that ``req`` holds against the outside intruder and every respondent.
+
+    ``prove(r)`` returns the cells a certificate of ``r`` moves (a feasible deviation
+    meeting it with ``r.fixed`` held at zero), or None when it finds none. A certificate
+    that moves no cell of a group proves ``req`` against that respondent as well, so only
+    the groups *every* certificate found so far moves stay open; each open group is proved
+    in its own scenario (``fixed`` = its cells), and the certificate found there closes the
+    groups it does not move either. Several open groups are first tried at once (one
+    certificate moving none of their cells proves them all); so usually one or two flows in
+    all, at most one per open group more.
+
+    Parameters
+    ----------
+    req : Requirement
+        The outsider's requirement (no cells fixed).
+    insiders : Insiders or None
+        The respondents (None: the outsider only).
+    prove : callable
+    suspects : ndarray, optional
+        The groups every known proof of ``req`` moves (e.g. the checked witnesses meeting
+        its level); then ``req`` itself is not proved again.
+    stop_at_failure : bool
+        Return at the first scenario without a certificate.
+
+    Returns
+    -------
+    proofs : list of ndarray
+        The certificates found (their cells).
+    failed : list of Requirement
+        The scenarios ``prove`` found no certificate for (``req`` itself when the outsider's
+        requirement fails: then no respondent is examined).
+
+    Examples
+    --------
+    ``T = x + y + z`` (x, y single-contributor primaries, z another cell; all hidden):
+    x moves against y first, which respondent y knows; with y fixed it moves against z.
+
+    >>> from tabsdc._flows import local_flow
+    >>> from tabsdc._respondents import insider_groups
+    >>> A = sp.csc_array([[-1.0, 1, 1, 1]])  # T, x, y, z
+    >>> groups = insider_groups(A, np.array([3.0, 1, 1, 1]), np.array([False, True, True,
+    ...                                                                  False]))
+    >>> room, w = np.full(4, 9.0), np.array([5.0, 1, 1, 2])
+    >>> prove = lambda r: local_flow(A, np.arange(4), r, room, room, w)
+    >>> proofs, failed = insider_proofs(Requirement(1, UP, 2.0), groups, prove)
+    >>> [p.tolist() for p in proofs], failed
+    ([[1, 2], [1, 3]], [])
+    """
+    proofs: list[np.ndarray] = []
+    failed: list[Requirement] = []
+    if suspects is None:
+        proof = prove(req)
+        if proof is None:
+            return proofs, [req]
+        proofs.append(proof)
+        suspects = (insiders.groups_in(proof, req.cell) if insiders is not None
+                    else np.zeros(0, dtype=np.int64))
+    if len(suspects) > 1:  # one certificate clear of them all, usually there is one
+        every = np.concatenate([insiders.members(int(g)) for g in suspects])
+        proof = prove(replace(req, fixed=tuple(np.unique(every).tolist())))
+        if proof is not None:
+            return proofs + [proof], failed
+    while len(suspects):
+        g, suspects = suspects[0], suspects[1:]
+        scenario = replace(req, fixed=insiders.fixed(int(g)))
+        proof = prove(scenario)
+        if proof is None:
+            failed.append(scenario)
+            if stop_at_failure:
+                break
+            continue
+        proofs.append(proof)
+        suspects = np.intersect1d(suspects, insiders.groups_in(proof, req.cell))
+    return proofs, failed
+
+
+class KnownDeviations:
+    """Deviations known to be feasible, each stretched as far as the bounds allow.
+
+    A flow ``d`` found for one requirement (a certificate) is a direction along which the
+    published cells stay as they are: ``a + t d`` is feasible for ``-t_down <= t <= t_up``,
+    the steps the bounds allow (as a witness's, :func:`tabsdc.audit._witnesses.witness_bounds`).
+    Both ends prove other requirements: any that one of them meets, against every
+    respondent whose cells it does not move. :meth:`suspects` reads them, so a flow is
+    solved only for what no known deviation proves.
+
+    Parameters
+    ----------
+    insiders : Insiders
+    up, down : ndarray
+        Room of every cell up and down (``ub - a``, ``a - lb``; ``inf`` allowed).
+    """
+
+    def __init__(self, insiders: Insiders, up: np.ndarray, down: np.ndarray):
+        self.insiders, self.up, self.down = insiders, up, down
+        self._known: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._through: dict[int, list[int]] = {}
+
+    def add(self, cells: np.ndarray, deviation: np.ndarray) -> None:
+        """Keep the flow moving ``cells`` (sorted) by ``deviation``, stretched both ways."""
+        up, down = self.up[cells], self.down[cells]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_up = np.min(np.where(deviation > 0, up, down) / np.abs(deviation))
+            t_down = np.min(np.where(deviation > 0, down, up) / np.abs(deviation))
+        groups = self.insiders.group[cells]
+        groups = np.unique(groups[groups >= 0])
+        for step in (t_up, -t_down):
+            if step != 0 and not np.isnan(step):
+                self._known.append((cells, deviation * step, groups))
+                for cell in cells.tolist():
+                    self._through.setdefault(cell, []).append(len(self._known) - 1)
+
+    def clear(self) -> None:
+        self._known.clear()
+        self._through.clear()
+
+    def suspects(self, req: Requirement, slack: float, usable: np.ndarray | None = None
+                 ) -> tuple[np.ndarray | None, list[np.ndarray]]:
+        """The groups attacking ``req.cell`` that the known deviations meeting ``req``
+        (within ``slack``) all move (None when none meets it), and the cells of those that
+        narrow them down (each one taken that leaves fewer groups: the proof's cells).
+        ``usable``: a mask of the cells that may move now (a deviation moving another one
+        is skipped)."""
+        common: np.ndarray | None = None
+        used: list[np.ndarray] = []
+        for k in self._through.get(req.cell, ()):
+            cells, deviation, groups = self._known[k]
+            if usable is not None and not usable[cells].all():
+                continue
+            if req.direction * deviation[np.searchsorted(cells, req.cell)] < req.level - slack:
+                continue
+            groups = self.insiders.attacking(groups, req.cell)
+            if common is None or len(narrower := np.intersect1d(common, groups)) < len(common):
+                common = groups if common is None else narrower
+                used.append(cells)
+                if len(common) == 0:
+                    break
+        return common, used
+
+
+@dataclass(frozen=True)
+class InsiderAttack:
+    """The insider attack on a published table (:func:`insider_attack`).
+
+    Attributes
+    ----------
+    pairs : DataFrame
+        One row per failing (respondent, sensitive cell) pair: ``insider`` and ``exposed``
+        (cell positions: the respondent's single-contributor primary, the cell it narrows),
+        the exposed cell's ``value``, its interval ``lower``/``upper`` over the polytope
+        with the respondent's cells fixed, ``lpl``/``upl``/``spl``, ``lower_ok``,
+        ``upper_ok``, ``sliding_ok``, ``exact`` and ``status`` (``"optimal"``, or
+        ``"not computed"`` when the time limit came first: NaN bounds).
+    respondents : int
+        Respondents (groups of single-contributor cells) with a hidden primary.
+    pairs_in_blocks : int
+        (respondent, sensitive cell) pairs in one block of hidden cells: the pairs that can
+        fail at all.
+    requirements : int
+        Protection requirements of the sensitive cells examined.
+    by_known : int
+        Of them, proven against every respondent without a flow of their own: by the
+        checked witnesses or by flows found for other requirements.
+    certificates : int
+        Flows solved (local ones and over whole blocks).
+    bounds : int
+        LP bounds of the failing pairs' intervals.
+    unchecked : int
+        Requirements the time limit left unexamined (the attack is then incomplete).
+    seconds : float
+    """
+
+    pairs: pd.DataFrame
+    respondents: int
+    pairs_in_blocks: int
+    requirements: int
+    by_known: int
+    certificates: int
+    bounds: int
+    unchecked: int
+    seconds: float
+
+    @property
+    def complete(self) -> bool:
+        """Every requirement was examined and every failing pair bounded in time."""
+        return self.unchecked == 0 and not (self.pairs["status"] == "not computed").any()
+
+    @property
+    def passed(self) -> bool:
+        """No respondent narrows another sensitive cell below its levels (and the attack
+        is complete)."""
+        return self.complete and len(self.pairs) == 0
+
+    def headline(self) -> str:
+        """One line for summaries."""
+        line = (f"insider attack: {self.respondents:,} single-contributor respondents, "
+                f"{self.pairs_in_blocks:,} (respondent, sensitive cell) pairs in one block, "
+                f"{len(self.pairs):,} narrowed below their levels")
+        if self.unchecked:
+            line += f"; time limit: {self.unchecked:,} requirements not examined"
+        return line
+
+
+#: Columns of :attr:`InsiderAttack.pairs`.
+PAIR_COLUMNS = ["insider", "exposed", "value", "lower", "upper", "lpl", "upl", "spl",
+                "lower_ok", "upper_ok", "sliding_ok", "exact", "status"]
+
+
+def insider_attack(
+    attack: IntervalAttack,
+    values: np.ndarray,
+    levels: tuple[np.ndarray, np.ndarray, np.ndarray],
+    checked: np.ndarray,
+    insiders: Insiders,
+    *,
+    witnesses: sp.sparray | None = None,
+    hops: int = 4,
+    tol: float = 1e-6,
+    unit: float = 1.0,
+    deadline: Deadline | None = None,
+    progress: Progress | None = None,
+) -> InsiderAttack:
+    """Attack every sensitive cell in ``checked`` as each respondent of ``insiders``.
+
+    Parameters
+    ----------
+    attack : IntervalAttack
+        The outsider's polytope (its blocks of hidden cells and their LPs).
+    values : ndarray
+        True values of every cell (the polytope's units).
+    levels : (lpl, upl, spl)
+        Protection levels of every cell.
+    checked : ndarray of bool
+        The sensitive hidden cells to examine (those the outsider does not already break).
+    insiders : Insiders
+    witnesses : sparse matrix (cells x k), optional
+        Deviations known to be feasible (checked witnesses times their steps,
+        :meth:`tabsdc.audit._witnesses.WitnessBounds.deviations`); certificates are then
+        sought within ``hops`` relations of the cell first.
+    hops : int
+        Radius of those local certificates.
+    tol : float
+        Relative tolerance of the verdicts (as :func:`tabsdc.audit.audit`'s).
+    unit : float
+        The table's working unit: ``values`` times ``unit`` are the table's values; the
+        pairs are reported in the table's units.
+    deadline, progress
+        The audit's deadline and progress lines.
+
+    Returns
+    -------
+    InsiderAttack
+    """
+    start = perf_counter()
+    deadline = deadline or Deadline(None)
+    values = np.asarray(values, dtype=float)
+    lpl, upl, spl = (np.asarray(x, dtype=float) for x in levels)
+    slack = tol * np.maximum(1.0, np.abs(values))
+    certificates = _Certificates(attack, values, insiders, hops, witnesses is not None,
+                                 deadline)
+    reqs = _requirements(np.asarray(checked, dtype=bool) & certificates.exposed, lpl, upl,
+                         spl, slack)
+    suspects = (_witness_suspects(reqs, witnesses, insiders, slack) if witnesses is not None
+                else [None] * len(reqs))
+    reporter = ProgressReporter(progress, "audit (insider attack)", len(reqs),
+                                 unit="requirements")
+    failed: set[tuple[int, int]] = set()
+    by_known = unchecked = 0
+    for k, req in enumerate(reqs):
+        if deadline.expired:
+            unchecked = len(reqs) - k
+            break
+        reporter.update(k, f"{len(failed):,} pairs fail")
+        open_groups = _common(suspects[k], certificates.known.suspects(req, slack[req.cell])[0])
+        if open_groups is not None and len(open_groups) == 0:
+            by_known += 1
+            continue
+        _, scenarios = insider_proofs(req, insiders, certificates.prove, suspects=open_groups)
+        if deadline.expired:  # a flow stopped by the time limit proves nothing
+            unchecked = len(reqs) - k
+            break
+        for scenario in scenarios:
+            if scenario.fixed:
+                failed.add((int(insiders.group[scenario.fixed[0]]), req.cell))
+            else:  # its level was raised for the sliding level: every respondent near it
+                failed.update((int(g), req.cell) for g in certificates.groups_near(req.cell))
+    reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound exactly")
+    pairs, bounds = _exact_pairs(attack, values, (lpl, upl, spl), slack, insiders,
+                                 sorted(failed), deadline)
+    pairs[["value", "lower", "upper", "lpl", "upl", "spl"]] *= unit
+    failing = pairs[~(pairs["lower_ok"] & pairs["upper_ok"] & pairs["sliding_ok"]
+                      & ~pairs["exact"]) | (pairs["status"] == "not computed")]
+    return InsiderAttack(failing.reset_index(drop=True), certificates.respondents,
+                         certificates.pairs_in_blocks(checked), len(reqs), by_known,
+                         certificates.n_solves, bounds, unchecked, perf_counter() - start)
+
+
+def _common(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray | None:
+    """The groups both sources of proofs leave open (None: neither has a proof)."""
+    if first is None or second is None:
+        return second if first is None else first
+    return np.intersect1d(first, second)
+
+
+def _requirements(cells: np.ndarray, lpl: np.ndarray, upl: np.ndarray, spl: np.ndarray,
+                  slack: np.ndarray) -> list[Requirement]:
+    """The requirements whose certificates prove a cell's verdict: upward by
+    ``max(upl, spl - lpl)`` (the two together then span ``spl``) and downward by ``lpl``;
+    a cell with no level at all must move, upward by ten times its tolerance."""
+    out = []
+    for j in np.flatnonzero(cells).tolist():
+        up = max(upl[j], spl[j] - lpl[j])
+        if up <= 0 and lpl[j] <= 0:
+            up = 10 * slack[j]
+        if up > 0:
+            out.append(Requirement(j, UP, float(up)))
+        if lpl[j] > 0:
+            out.append(Requirement(j, DOWN, float(lpl[j])))
+    return out
+
+
+def _witness_suspects(reqs: list[Requirement], witnesses: sp.sparray, insiders: Insiders,
+                      slack: np.ndarray) -> list[np.ndarray | None]:
+    """Per requirement, the groups that every witness meeting it moves (None: no witness
+    meets it), in sparse products for all requirements at once."""
+    if not reqs:
+        return []
+    D = sp.csr_array(witnesses)
+    cells = np.array([r.cell for r in reqs], dtype=np.int64)
+    reach = D[cells] * np.array([r.direction for r in reqs], dtype=float)[:, None]
+    need = np.array([r.level for r in reqs]) - slack[cells]
+    reach = sp.csr_array(reach)
+    row = np.repeat(np.arange(len(reqs)), np.diff(reach.indptr))
+    meets = sp.csr_array(((reach.data >= need[row]).astype(float), reach.indices,
+                          reach.indptr), shape=reach.shape)
+    meets.eliminate_zeros()
+    count = np.diff(meets.indptr)
+    grouped = insiders.order
+    membership = sp.csr_array((np.ones(len(grouped)), (insiders.group[grouped], grouped)),
+                              shape=(insiders.n_groups, D.shape[0]))
+    moves = sp.csr_array((membership @ sp.csr_array(D != 0, dtype=float)) > 0, dtype=float)
+    shared = sp.csr_array(meets @ moves.T)
+    out: list[np.ndarray | None] = []
+    for k in range(len(reqs)):
+        if count[k] == 0:
+            out.append(None)
+            continue
+        at = slice(shared.indptr[k], shared.indptr[k + 1])
+        groups = shared.indices[at][shared.data[at] >= count[k] - 0.5]
+        out.append(insiders.attacking(np.sort(groups), int(cells[k])))
+    return out
+
+
+class _Certificates:
+    """Least-deviation flows on the blocks of an :class:`IntervalAttack` (one kept HiGHS
+    model per block), within ``hops`` relations of the cell first when ``local`` or on a
+    block of more than :data:`~tabsdc._flows.LOCAL_ABOVE` cells."""
+
+    def __init__(self, attack: IntervalAttack, values: np.ndarray, insiders: Insiders,
+                 hops: int, local: bool, deadline: Deadline):
+        self.attack, self.insiders, self.hops, self.local = attack, insiders, hops, local
+        self.deadline = deadline
+        hidden = attack.hidden_cells
+        n = len(values)
+        self.position = np.full(n, -1, dtype=np.int64)
+        self.position[hidden] = np.arange(len(hidden))
+        self.component = np.full(n, -1, dtype=np.int64)
+        self.component[hidden] = attack.component
+        a = values[hidden]
+        self.up, self.down = attack.ub - a, a - attack.lb
+        self.by_column = sp.csc_array(attack.A_hidden)
+        self.by_row = sp.csr_array(attack.A_hidden)
+        self.sizes = np.bincount(attack.component, minlength=attack.n_components)
+        # the blocks each respondent's hidden cells lie in
+        known = hidden[insiders.group[hidden] >= 0]
+        pairs = np.unique(np.column_stack([insiders.group[known], self.component[known]]),
+                          axis=0)
+        self.group_blocks = pairs
+        self.respondents = len(np.unique(pairs[:, 0]))
+        per_block = np.bincount(pairs[:, 1], minlength=attack.n_components)
+        own = np.zeros(n, dtype=np.int64)
+        own[known] = 1
+        # a cell is exposed when its block holds a respondent other than its own
+        self.exposed = np.zeros(n, dtype=bool)
+        self.exposed[hidden] = per_block[attack.component] - own[hidden] > 0
+        self._models: dict[int, tuple[np.ndarray, HighsModel]] = {}
+        self.n_solves = 0
+        room = np.zeros(n), np.zeros(n)
+        room[0][hidden], room[1][hidden] = self.up, self.down
+        self.known = KnownDeviations(insiders, *room)
+
+    def groups_near(self, cell: int) -> np.ndarray:
+        """The respondents with a hidden cell in ``cell``'s block that attack it."""
+        groups = self.group_blocks[self.group_blocks[:, 1] == self.component[cell], 0]
+        return self.insiders.attacking(groups, cell)
+
+    def pairs_in_blocks(self, checked: np.ndarray) -> int:
+        """(respondent, checked cell) pairs in one block, the cell not the respondent's."""
+        hidden = self.attack.hidden_cells
+        counts = np.bincount(self.component[hidden[checked[hidden]]],
+                             minlength=self.attack.n_components)
+        own = int((checked & (self.insiders.group >= 0)).sum())
+        return int(counts[self.group_blocks[:, 1]].sum()) - own
+
+    def prove(self, req: Requirement) -> np.ndarray | None:
+        """The cells of a least-deviation flow meeting ``req`` (table positions), or None
+        when there is none (over the whole block: exactly) or the deadline came first."""
+        if self.deadline.expired:
+            return None
+        hidden = self.attack.hidden_cells
+        p = int(self.position[req.cell])
+        fixed = self.position[np.asarray(req.fixed, dtype=np.int64)]
+        fixed = fixed[fixed >= 0]
+        in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()))
+        block = int(self.component[req.cell])
+        found = None
+        if self.local or self.sizes[block] > LOCAL_ABOVE:
+            near = neighbourhood(self.by_column, self.by_row, p, self.hops)
+            self.n_solves += 1
+            found = local_deviation(self.by_column, near, in_block, self.up[near],
+                                    self.down[near], self.insiders.weights(hidden[near]),
+                                    self.deadline.solver_limit())
+        if found is None:
+            members, model = self._model(block)
+            i = int(np.searchsorted(members, p))
+            held = np.searchsorted(members, fixed)
+            self.n_solves += 1
+            moved = solve_flow(model, in_block, i, self.insiders.weights(hidden[members]),
+                               restore=(self.up[p], self.down[p]),
+                               time_limit=self.deadline.solver_limit(),
+                               fixed=(held, self.up[fixed], self.down[fixed]))
+            if moved is None:
+                return None
+            carrying = np.flatnonzero(moved)
+            found = members[carrying], moved[carrying]
+        cells = self.attack.hidden_cells[found[0]]
+        self.known.add(cells, found[1])
+        return cells
+
+    def _model(self, block: int) -> tuple[np.ndarray, HighsModel]:
+        if block not in self._models:
+            members = np.flatnonzero(self.attack.component == block)
+            sub = self.by_column[:, members].tocsr()
+            rows = np.flatnonzero(np.diff(sub.indptr) > 0)
+            self._models[block] = (members, flow_model(sub[rows], self.up[members],
+                                                       self.down[members]))
+        return self._models[block]
+
+
+def _exact_pairs(
+    attack: IntervalAttack, values: np.ndarray, levels: tuple[np.ndarray, ...],
+    slack: np.ndarray, insiders: Insiders, pairs: list[tuple[int, int]], deadline: Deadline
+) -> tuple[pd.DataFrame, int]:
+    """The exact interval of each exposed cell with its respondent's cells fixed, and the
+    verdicts: per block one kept model, the respondent's bounds set to ``[a, a]`` and
+    restored, one ``min``/``max`` pair per exposed cell."""
+    lpl, upl, spl = levels
+    n_pairs = len(pairs)
+    group = np.array([g for g, _ in pairs], dtype=np.int64)
+    exposed = np.array([j for _, j in pairs], dtype=np.int64)
+    lower, upper = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
+    status = np.full(n_pairs, "not computed", dtype=object)
+    position = np.full(len(values), -1, dtype=np.int64)
+    position[attack.hidden_cells] = np.arange(len(attack.hidden_cells))
+    block = attack.component[position[exposed]] if n_pairs else np.zeros(0, dtype=np.int64)
+    bounds = 0
+    for b in np.unique(block).tolist():
+        if deadline.expired:
+            break
+        members = np.flatnonzero(attack.component == b)
+        model = HighsModel(attack.block_problem(members), time_limit=deadline.solver_limit())
+        for g in np.unique(group[block == b]).tolist():
+            if deadline.expired:
+                break
+            cells = insiders.members(g)
+            held = position[cells]
+            held = held[held >= 0]
+            held = held[attack.component[held] == b]
+            columns = np.searchsorted(members, held)
+            model.set_col_bounds(columns, values[attack.hidden_cells[held]],
+                                 values[attack.hidden_cells[held]])
+            at = np.flatnonzero((block == b) & (group == g))
+            try:
+                lo, hi, st = model.column_extremes(
+                    np.searchsorted(members, position[exposed[at]]),
+                    stop=lambda: deadline.expired)
+            except SolverError:  # numerically troubled: leave these pairs uncomputed
+                lo = hi = np.full(len(at), np.nan)
+                st = np.full(len(at), "not computed", dtype=object)
+            model.set_col_bounds(columns, attack.lb[held], attack.ub[held])
+            lower[at], upper[at], status[at] = lo, hi, st
+            bounds += 2 * int(np.sum(st != "not computed"))
+    a = values[exposed]
+    tolerance = slack[exposed]
+    computed = status != "not computed"
+    frame = pd.DataFrame({
+        "insider": insiders.insider[group] if n_pairs else np.zeros(0, dtype=np.int64),
+        "exposed": exposed, "value": a, "lower": lower, "upper": upper,
+        "lpl": lpl[exposed], "upl": upl[exposed], "spl": spl[exposed],
+        "lower_ok": ~computed | (lower <= a - lpl[exposed] + tolerance),
+        "upper_ok": ~computed | (upper >= a + upl[exposed] - tolerance),
+        "sliding_ok": ~computed | (upper - lower >= spl[exposed] - tolerance),
+        "exact": computed & (upper - lower <= tolerance),
+        "status": status,
+    }, columns=PAIR_COLUMNS)
+    return frame, bounds

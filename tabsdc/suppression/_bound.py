@@ -1,0 +1,393 @@
+"""A certified lower bound on the cost of any protecting suppression pattern.
+
+Every pattern that protects every requirement (:mod:`tabsdc.suppression._attacker`) is a
+binary z with ``z_j = 1`` on the cells already hidden and ``z_j = 0`` on the cells that may
+not be hidden, satisfying
+
+* the **seed rows** (:func:`seed_rows`): a protected primary needs another hidden cell in every
+  relation holding it (with respondents: in every relation that would otherwise give it to a
+  respondent);
+* every **capacity cut** ``k @ z >= 1`` of Fischetti and Salazar (attacker LP duals, valid for
+  any multipliers by weak duality; Fischetti and Salazar, *Management Science* 47(7), 2001,
+  section 3; Cox, *Towards a quality assessment of disclosure-limited statistical data*,
+  slide 14).
+
+Relaxing ``z`` to ``[0, 1]`` and keeping any subset of these rows gives a linear program
+``min c @ z  s.t.  R z >= 1,  l <= z <= u`` whose optimum is at most the cost of every
+protecting pattern. Its value is certified through **weak duality** rather than read from the
+solver's primal objective: for any row multipliers ``y >= 0`` and reduced costs
+``r = c - R^T y``,
+
+    c @ z  >=  sum_i y_i + sum_j min(r_j l_j, r_j u_j)      for every z with R z >= 1, l <= z <= u,
+
+so the bound is computed from HiGHS's row duals (clipped at 0) by this formula: a dual that
+misses a tolerance only weakens the bound, it never makes it invalid. The LP is strengthened
+by rounds of capacity cuts separated in blocks of requirements (the fractional pattern
+attacked, the cuts it violates added) within a time budget; the bound is valid after any
+number of rounds. The attacks are confined to each requirement's neighbourhood first
+(:mod:`tabsdc.suppression._separation`: their multipliers give capacity cuts valid for every
+binary protecting pattern, outsider's and respondents' alike, by the same weak duality),
+and the whole pattern is attacked only when they find no violated cut.
+
+A fallback needs no LP solve (the 10^6-cell tables, or a budget too small for the LP): the
+multipliers ``y_i = min_{j in row i} c_j / n_j``, ``n_j`` the number of seed rows holding
+cell j, are feasible for the dual of the seed-row LP (``R^T y <= c``), and a few passes raise
+each row's multiplier by the least slack of its cells shared among their rows.
+
+Costs of whole numbers (``cost="count"``) give a bound rounded up to a whole number: every
+pattern costs a whole number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from tabsdc._errors import SolverError
+from tabsdc._flows import TOL, Requirement
+from tabsdc._progress import Deadline
+from tabsdc._respondents import Insiders
+from tabsdc.audit._insider import insider_proofs
+from tabsdc.solver import HighsModel, LinearProgram
+from tabsdc.suppression._attacker import Attacker
+from tabsdc.suppression._separation import LocalAttack, LocalSeparator
+
+#: Share of a time limit the lower bound of a non-optimal method may take.
+BOUND_SHARE = 0.2
+#: Seconds the lower bound may take when there is no time limit (a time limit gives it a fifth
+#: of the limit: pass one for a tighter bound on a large table).
+BOUND_SECONDS = 10.0
+#: Requirements attacked between two solves of the relaxation (at least; more when their
+#: attacks found no cut).
+BLOCK = 400
+#: Requirements whose local attacks are solved as one LP.
+BATCH = 50
+#: Passes of the fallback's multiplier raising.
+FALLBACK_PASSES = 4
+#: Relative safety margin taken off every bound (floating point in the cut coefficients).
+MARGIN = 1e-9
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """A certified lower bound on the cost of the secondaries of any protecting pattern.
+
+    ``value``: the bound; ``how``: which relaxation gave it (a sentence); ``cuts``: capacity
+    cuts in the relaxation; ``rounds``: LP solves; ``converged``: the fractional pattern of
+    the last solve meets every requirement (the relaxation's own optimum over every capacity
+    cut); ``relaxation``: that pattern (None when no LP was solved).
+    """
+
+    value: float
+    how: str
+    cuts: int = 0
+    rounds: int = 0
+    converged: bool = False
+    relaxation: np.ndarray | None = None
+
+
+def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
+              insiders: Insiders | None = None) -> sp.csr_array:
+    """For each primary and each relation holding it: the other cells sum to >= 1 (else the
+    relation gives it away).
+
+    One 0/1 row per (primary, relation) pair, primaries in increasing order and each one's
+    relations in the order of ``A``'s columns, built at once from the rows of ``A``. With
+    respondents (``insiders``), then, for each relation whose primaries other than a
+    primary j are all one respondent's cells (a respondent attacking j): the cells other
+    than j and that respondent's sum to >= 1 (else the respondent computes j from the
+    relation).
+
+    Examples
+    --------
+    >>> A = sp.csr_array([[-1.0, 1.0, 1.0, 0.0], [0.0, -1.0, 0.0, 1.0]])
+    >>> reqs = [Requirement(cell=1, direction=1, level=1.0)]
+    >>> seed_rows(A, reqs, 4).toarray().tolist()
+    [[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]
+    """
+    primaries = np.unique([r.cell for r in reqs]).astype(np.int64)
+    A = sp.csr_array(A)
+    AT = A.T.tocsr()
+    counts = np.diff(AT.indptr)[primaries]
+    starts = AT.indptr[primaries]
+    relations = AT.indices[np.repeat(starts - np.cumsum(counts) + counts, counts)
+                           + np.arange(counts.sum())]
+    owner = np.repeat(primaries, counts)  # the primary each row is for
+    rows = sp.csr_array(A[relations] != 0, dtype=float)
+    entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    rows.data[rows.indices == owner[entry_row]] = 0.0
+    rows.eliminate_zeros()
+    if insiders is None:
+        return rows
+    return sp.vstack([rows, _insider_seed_rows(A, primaries, insiders, n)], format="csr")
+
+
+def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,
+                       n: int) -> sp.csr_array:
+    """The respondents' rows of :func:`seed_rows` (only relations with two or more
+    primaries, one of them a respondent's, are looked at)."""
+    primary = np.zeros(n, dtype=bool)
+    primary[primaries] = True
+    pattern = sp.csr_array(A != 0, dtype=float)
+    grouped = primary & (insiders.group >= 0)
+    candidates = np.flatnonzero((pattern @ primary >= 2) & (pattern @ grouped >= 1))
+    cells_of_rows = []
+    for r in candidates.tolist():
+        cells = A.indices[A.indptr[r]:A.indptr[r + 1]]
+        held = cells[primary[cells]]
+        for g in np.unique(insiders.group[held][insiders.group[held] >= 0]).tolist():
+            others = held[insiders.group[held] != g]
+            if len(others) == 1 and len(insiders.attacking(np.array([g]), int(others[0]))):
+                cells_of_rows.append(cells[(insiders.group[cells] != g) & (cells != others[0])])
+    if not cells_of_rows:
+        return sp.csr_array((0, n))
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c in cells_of_rows])])
+    return sp.csr_array((np.ones(indptr[-1]), np.concatenate(cells_of_rows), indptr),
+                        shape=(len(cells_of_rows), n))
+
+
+def dual_bound(rows: sp.csr_array, multipliers: np.ndarray, cost: np.ndarray,
+               lower: np.ndarray, upper: np.ndarray) -> float:
+    """The weak-duality bound of ``min cost @ z  s.t.  rows @ z >= 1,  lower <= z <= upper``
+    for the row multipliers (negative ones count as 0):
+    ``sum y + sum_j min(r_j lower_j, r_j upper_j)``, ``r = cost - rows^T y``.
+
+    Examples
+    --------
+    >>> rows = sp.csr_array(np.array([[1.0, 1.0]]))
+    >>> dual_bound(rows, np.array([2.0]), np.array([3.0, 2.0]), np.zeros(2), np.ones(2))
+    2.0
+    >>> dual_bound(rows, np.array([5.0]), np.array([3.0, 2.0]), np.zeros(2), np.ones(2))
+    0.0
+    """
+    y = np.maximum(np.asarray(multipliers, dtype=float), 0.0)
+    reduced = cost - rows.T @ y
+    return float(y.sum() + np.minimum(reduced * lower, reduced * upper).sum())
+
+
+def _fallback_multipliers(rows: sp.csr_array, cost: np.ndarray) -> np.ndarray:
+    """Multipliers feasible for the dual of the seed-row LP (``rows^T y <= cost``): each
+    row gets the least share ``c_j / n_j`` of its cells, then a few passes hand out the
+    slack left the same way (an infinite cost: a cell that takes no share)."""
+    y = np.zeros(rows.shape[0])
+    slack = cost.astype(float).copy()
+    counts = np.asarray(rows.sum(axis=0)).ravel()
+    nonempty = np.diff(rows.indptr) > 0
+    for _ in range(FALLBACK_PASSES):
+        share = slack / np.maximum(counts, 1)
+        step = np.zeros(rows.shape[0])
+        step[nonempty] = np.minimum.reduceat(share[rows.indices],
+                                             rows.indptr[:-1][nonempty])
+        step = np.where(np.isfinite(step), np.maximum(step, 0.0), 0.0)
+        if not step.any():
+            break
+        y += step
+        slack = np.maximum(cost - rows.T @ y, 0.0)
+    return y
+
+
+def lower_bound(
+    A: sp.csr_array,
+    reqs: Sequence[Requirement],
+    attacker: Attacker,
+    cost: np.ndarray,
+    fixed_on: np.ndarray,
+    fixed_off: np.ndarray,
+    *,
+    deadline: Deadline | None = None,
+    progress: Callable[[str], None] | None = None,
+    unit: float = 1.0,
+) -> LowerBound:
+    """A certified lower bound on ``cost`` summed over the cells any protecting pattern
+    hides beyond ``fixed_on`` (see the module docstring).
+
+    The fallback first; then, while ``deadline`` allows, the LP relaxation over the seed
+    rows (the respondents' among them when ``attacker`` has respondents), strengthened by
+    the outsider's capacity cuts of the requirements its fractional pattern fails, attacked
+    at least ``BLOCK`` at a time in turn, locally first and then over the whole pattern,
+    and once it meets them all, by the cuts of the respondents' scenarios it fails (the
+    stages of :class:`_CutSearch`; a relaxation with fewer rows is still a bound, so a
+    deadline anywhere is safe). The bound is the largest of the certified values. Progress
+    lines show it times ``unit`` (the costs' unit when they were scaled for the solver).
+
+    Examples
+    --------
+    A 2 x 2 table with its totals, cell (a, x) primary with levels 1: the cheapest pattern
+    hides the other three inner cells (cost 2 + 3 + 4 = 9).
+
+    >>> import pandas as pd
+    >>> from tabsdc import Table
+    >>> from tabsdc._bounds import capacities
+    >>> from tabsdc.suppression._attacker import requirements
+    >>> frame = pd.DataFrame({"r": list("aabb"), "c": list("xyxy"),
+    ...                       "value": [1.0, 2.0, 3.0, 4.0]})
+    >>> table = Table.from_aggregated(frame, ["r", "c"])
+    >>> primary = np.arange(9) == 4          # cells in the order of table.cells: (a, x)
+    >>> down, up = capacities(table)
+    >>> levels = np.where(primary, 1.0, 0.0)
+    >>> reqs = requirements(primary, levels, levels)
+    >>> bound = lower_bound(table.A, reqs, Attacker(table.A, down, up),
+    ...                     table.values * ~primary, primary, np.zeros(9, dtype=bool))
+    >>> round(bound.value, 6), bound.converged
+    (9.0, True)
+    """
+    deadline = deadline or Deadline(BOUND_SECONDS)
+    cost = np.where(fixed_on | fixed_off, 0.0, np.asarray(cost, dtype=float))
+    lower, upper = fixed_on.astype(float), (~fixed_off).astype(float)
+    whole = bool(np.all(cost == np.round(cost)))
+
+    def certified(value: float) -> float:
+        value -= MARGIN * max(abs(value), 1.0)
+        return float(np.ceil(value - 1e-6)) if whole else value
+
+    if not reqs:
+        return LowerBound(0.0, "nothing to protect", converged=True)
+    seeds = seed_rows(A, reqs, len(cost), attacker.insiders)
+    # cells that may not be hidden take no share (their cost is never paid)
+    shares = _fallback_multipliers(seeds, np.where(fixed_off, np.inf, cost))
+    best = certified(dual_bound(seeds, shares, cost, lower, upper))
+    how = f"shares of the cell costs among the {seeds.shape[0]:,} seed rows (no LP)"
+    if progress is not None:
+        progress(f"lower bound: {best * unit:.6g} from {how}; then the LP relaxation with "
+                 "capacity cuts")
+    rows, cuts, rounds, converged, relaxation = seeds, 0, 0, False, None
+    model = HighsModel(LinearProgram(c=cost, A=seeds, row_lower=np.ones(seeds.shape[0]),
+                                     row_upper=np.full(seeds.shape[0], np.inf),
+                                     col_lower=lower, col_upper=upper))
+    search = _CutSearch(reqs, attacker, deadline)
+    while not deadline.expired:
+        model.set_time_limit(deadline.solver_limit())
+        result = model.solve()
+        if not result.optimal or result.row_duals is None:
+            break
+        rounds += 1
+        value = certified(dual_bound(rows, result.row_duals, cost, lower, upper))
+        if value > best:
+            best = value
+            how = (f"the LP relaxation with {rows.shape[0] - cuts:,} seed rows and "
+                   f"{cuts:,} capacity cuts")
+        relaxation = np.clip(result.x, 0.0, 1.0)
+        block = search.cuts(relaxation)
+        if block is None:
+            break
+        if progress is not None:
+            progress(f"lower bound round {rounds}: {best * unit:.6g}, {block.shape[0]} new "
+                     f"cuts ({search.stage})")
+        if not block.shape[0]:
+            converged = True
+            break
+        model.add_rows(block, 1.0, np.inf)
+        rows = sp.vstack([rows, block], format="csr")
+        cuts += block.shape[0]
+    return LowerBound(best, how, cuts, rounds, converged, relaxation)
+
+
+class _CutSearch:
+    """The capacity cuts a fractional pattern violates, found in stages from the cheapest.
+
+    Stages, each entered when a whole pass over the requirements of the one before found no
+    cut: ``"local"``, the outsider's attacks confined to each requirement's neighbourhood
+    (:mod:`tabsdc.suppression._separation`; a local cut that the pattern does not violate is
+    passed over); ``"whole"``, the same, then the whole pattern attacked
+    (:meth:`~tabsdc.suppression._attacker.Attacker.reach`) where the local cut is not
+    violated; ``"respondents"`` (with respondents), the whole stage again and the
+    respondents' scenarios of every requirement the pattern meets. A pass of the last stage
+    without a cut proves that the pattern meets every requirement. Requirements are attacked
+    in turn from where the last call stopped, until ``BLOCK`` have been attacked and some
+    cut was found.
+    """
+
+    def __init__(self, reqs: Sequence[Requirement], attacker: Attacker, deadline: Deadline):
+        self.reqs, self.attacker, self.deadline = reqs, attacker, deadline
+        self.local = LocalSeparator(attacker.A, attacker.L, attacker.U, attacker.hops)
+        self.stages = ["local", "whole"]
+        if attacker.insiders is not None:
+            self.stages.append("respondents")
+        self.stage = self.stages[0]
+        self.start = 0  # the next requirement to attack
+        self.quiet = 0  # requirements attacked under this pattern and stage since a cut
+
+    def cuts(self, z: np.ndarray) -> sp.csr_array | None:
+        """The cuts ``z`` violates (none: ``z`` meets every requirement; None: the deadline
+        came first), one row each."""
+        self.local.set_pattern(z)
+        self.attacker.set_pattern(z)
+        found: list[tuple[np.ndarray, np.ndarray]] = []
+        attacked = self.quiet = 0
+        while not found or attacked < BLOCK:
+            if self.quiet >= len(self.reqs):  # a pass without a cut: the next stage
+                if self.stage == self.stages[-1]:
+                    break
+                self.stage = self.stages[self.stages.index(self.stage) + 1]
+                self.quiet = 0
+            if self.deadline.expired:
+                return None
+            batch = [self.reqs[(self.start + step) % len(self.reqs)]
+                     for step in range(min(BATCH, len(self.reqs)))]
+            self.start = (self.start + len(batch)) % len(self.reqs)
+            attacked += len(batch)
+            try:
+                attacks = self.local.attack(batch, self.deadline.solver_limit())
+                if attacks is None and self.deadline.expired:
+                    return None
+                for req, attack in zip(batch, attacks or [None] * len(batch), strict=True):
+                    new = self._cuts_of(req, attack, z)
+                    found += new
+                    self.quiet = 0 if new else self.quiet + 1
+            except SolverError:
+                if self.deadline.expired:
+                    return None
+                raise
+        return _rows(found, len(z))
+
+    def _cuts_of(self, req: Requirement, attack: LocalAttack | None, z: np.ndarray
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The cuts of ``req`` (and, in the last stage, of its respondents' scenarios) that
+        ``z`` violates, as (cells, coefficients), from its local ``attack``."""
+        if attack is None or not attack.met:
+            return self._violated(req, attack, z)
+        return self._scenarios(req, z) if self.stage == "respondents" else []
+
+    def _violated(self, req: Requirement, attack: LocalAttack | None,
+                  z: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The cut of the local ``attack`` on ``req`` when ``z`` violates it; otherwise,
+        past the local stage, the cut of the whole pattern's attack when ``z`` violates it."""
+        if attack is not None and z[attack.cut_cells] @ attack.cut_values < 1 - TOL:
+            return [(attack.cut_cells, attack.cut_values)]
+        if self.stage == "local":
+            return []
+        reach, multipliers, _ = self.attacker.reach(req)
+        if reach >= req.level * (1 - TOL):
+            return []
+        cut = self.attacker.cut(req, multipliers)
+        cells = np.flatnonzero(cut)
+        return [(cells, cut[cells])] if cut[cells] @ z[cells] < 1 - TOL else []
+
+    def _scenarios(self, req: Requirement, z: np.ndarray
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The violated cuts of the respondents' scenarios of ``req`` (which ``z`` meets)
+        that have no local attack meeting them (:func:`tabsdc.audit.insider.insider_proofs`
+        finds the scenarios)."""
+        attacks: dict[Requirement, LocalAttack | None] = {}
+
+        def prove(scenario: Requirement) -> np.ndarray | None:
+            attack = self.local.attack([scenario], self.deadline.solver_limit())
+            attacks[scenario] = None if attack is None else attack[0]
+            return attacks[scenario].moved if attack is not None and attack[0].met else None
+
+        failed = insider_proofs(req, self.attacker.insiders, prove)[1]
+        return [cut for scenario in failed
+                for cut in self._violated(scenario, attacks[scenario], z)]
+
+
+def _rows(cuts: list[tuple[np.ndarray, np.ndarray]], n: int) -> sp.csr_array:
+    """The cuts (cells, coefficients) as the rows of one sparse matrix of ``n`` columns."""
+    if not cuts:
+        return sp.csr_array((0, n))
+    indptr = np.concatenate([[0], np.cumsum([len(cells) for cells, _ in cuts])])
+    return sp.csr_array((np.concatenate([values for _, values in cuts]),
+                         np.concatenate([cells for cells, _ in cuts]), indptr),
+                        shape=(len(cuts), n))

@@ -1,0 +1,193 @@
+"""The suppression methods, one function each with one signature, and the table naming them.
+
+Every method is ``method(problem, options) -> MethodOutcome``
+(:mod:`tabsdc.suppression._problem`); :func:`tabsdc.suppression.suppress` looks it up in
+:data:`METHOD_FUNCTIONS` by name:
+
+* ``"optimal"``: the cut loop (:func:`tabsdc.suppression._optimal.optimal_pattern`);
+* ``"guided"``: the hypercube pattern (on tables with dimensions), then routing at costs
+  lowered by the lower bound's LP relaxation and clean-up
+  (:func:`tabsdc.suppression._guided.guided_pattern`); the cheaper of the two;
+* ``"heuristic"``, ``"network"``: routing of every requirement from the given pattern,
+  then clean-up, with the flow LP or the table's network as the router;
+* ``"modular"``: the sub-tables protected wave by wave with the optimal method, each
+  within its own time limit (:func:`protect_subtable`), then every requirement checked and
+  the failing ones routed on the whole table;
+* ``"hypercube"``: a hypercube per primary, routing of what no hypercube meets, clean-up
+  (:func:`tabsdc.suppression._hypercube.hypercube_method`).
+
+The methods other than the optimal one compute a certified lower bound first
+(:func:`~tabsdc.suppression._problem.certified_bound`); the optimal method bounds its own
+search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tabsdc._errors import InputError
+from tabsdc._progress import Deadline
+from tabsdc.suppression._checks import failing_requirements
+from tabsdc.suppression._guided import guided_pattern
+from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
+from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
+from tabsdc.suppression._modular import (
+    SubtableOutcome,
+    SubtableTask,
+    modular_pattern,
+    publish_unneeded,
+)
+from tabsdc.suppression._network import NetworkRouter
+from tabsdc.suppression._optimal import optimal_pattern
+from tabsdc.suppression._problem import (
+    MethodFunction,
+    MethodOptions,
+    MethodOutcome,
+    SuppressionProblem,
+    certified_bound,
+    no_pattern,
+    pattern_stats,
+    route_and_clean,
+    suppression_problem,
+)
+
+#: Share of the time limit the modular method gives its sub-tables (the rest: the repair).
+MODULAR_SHARE = 0.6
+
+
+def optimal_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """Proven optimal, or under a time limit the best protecting pattern and its gap."""
+    deadline = options.deadline
+    pattern, stats = optimal_pattern(
+        problem.table.A, problem.reqs, problem.attacker(deadline),
+        problem.router(FlowRouter, deadline), problem.cost, problem.fixed_on,
+        problem.fixed_off, problem.labels, deadline=deadline, progress=options.progress)
+    return MethodOutcome(pattern, stats)
+
+
+def _routing(problem: SuppressionProblem, options: MethodOptions, router: type
+             ) -> MethodOutcome:
+    """Every requirement routed from the given pattern, then the clean-up of every cell
+    not fixed."""
+    bound = certified_bound(problem, options)
+    attacker = problem.attacker(options.deadline)
+    routed = route_and_clean(problem, options, attacker,
+                             problem.router(router, options.deadline), problem.fixed_on,
+                             problem.reqs, ~problem.fixed_on & ~problem.fixed_off)
+    if routed is None:
+        return MethodOutcome(None, no_pattern(options.deadline,
+                                              attacker_solves=attacker.n_solves), bound=bound)
+    return MethodOutcome(routed[0], pattern_stats(problem, routed[0], options.deadline,
+                                                  attacker), bound=bound)
+
+
+def guided_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """The hypercube pattern first (on tables with dimensions: a pattern whatever the time
+    limit), then every requirement routed at costs lowered by the lower bound's LP
+    relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`) in the
+    time left; the cheaper of the two patterns, so never more than the hypercube method's."""
+    deadline, progress = options.deadline, options.progress
+    bound = certified_bound(problem, options)
+    fallback = hypercube_phases(problem, options, bound) if problem.table.dims else None
+    attacker = problem.attacker(deadline)
+    pattern = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, deadline),
+                             problem.cost, bound.relaxation, problem.fixed_on,
+                             ~problem.fixed_on & ~problem.fixed_off, problem.labels, progress,
+                             deadline)
+    kept = None if fallback is None else fallback.pattern
+    if pattern is not None and (kept is None or problem.cost @ pattern < problem.cost @ kept):
+        return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker),
+                             bound=bound)
+    if kept is None:
+        return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
+                             bound=bound)
+    if progress is not None:
+        progress("guided: " + ("no routed pattern within the time limit" if pattern is None
+                               else "the routed pattern costs more") +
+                 ": the hypercube pattern is kept")
+    return replace(fallback, stats=replace(fallback.stats, time_limited=deadline.hit))
+
+
+def heuristic_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """Routing by least-cost deviation flows (LPs, any linear table), then clean-up."""
+    return _routing(problem, options, FlowRouter)
+
+
+def network_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """Routing by min-cost flows on the table's network (two-dimensional tables), then
+    clean-up."""
+    return _routing(problem, options, NetworkRouter)
+
+
+def protect_subtable(task: SubtableTask) -> SubtableOutcome:
+    """Protect one sub-table of the modular method: the optimal method within
+    ``task.seconds``; without a pattern by then, routing and clean-up on the sub-table
+    alone, within as long again (module level, so that it runs in worker processes and on
+    Dask)."""
+    deadline = Deadline(task.seconds, clock=task.clock)
+    seconds = 0.0
+    try:
+        problem = suppression_problem(task.table, task.cost, prior=task.prior, q=task.q,
+                                      singletons=task.singletons)
+        if not problem.reqs:
+            return SubtableOutcome(problem.fixed_on, "optimal", 0.0)
+        outcome = optimal_method(problem, MethodOptions(deadline))
+        seconds = deadline.elapsed()
+        if outcome.pattern is not None:
+            how = "optimal" if outcome.stats.status == "optimal" else "feasible"
+            return SubtableOutcome(outcome.pattern, how, seconds)
+        again = Deadline(task.seconds, clock=task.clock)
+        routed = route_and_clean(problem, MethodOptions(again), problem.attacker(again),
+                                 problem.router(FlowRouter, again), problem.fixed_on,
+                                 problem.reqs, ~problem.fixed_on & ~problem.fixed_off)
+    except InputError:  # no pattern within its own cells
+        return SubtableOutcome(None, "infeasible", deadline.elapsed())
+    if routed is None:  # its routing ran out of time too (or Ctrl-C)
+        return SubtableOutcome(None, "none", seconds)
+    return SubtableOutcome(routed[0], "routed", seconds)
+
+
+def modular_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """The sub-tables protected wave by wave by the optimal method within ``MODULAR_SHARE``
+    of the time (each at most ``options.subtable_limit`` seconds,
+    :func:`~tabsdc.suppression._modular.modular_pattern`), then every requirement checked on
+    the whole table and the failing ones routed; the clean-up publishes again the routed
+    cells those requirements do not need
+    (:func:`~tabsdc.suppression._modular.publish_unneeded`)."""
+    bound = certified_bound(problem, options)
+    deadline, table = options.deadline, problem.table
+    attacker = problem.attacker(deadline)
+    phase = deadline.share(MODULAR_SHARE)
+    start, modular = modular_pattern(
+        table, problem.cost, (table.cells["lpl"].to_numpy(float),
+                              table.cells["upl"].to_numpy(float)),
+        protect_subtable, subtable_limit=options.subtable_limit, prior=options.prior,
+        q=options.q, singletons=problem.insiders is not None, deadline=phase,
+        progress=options.progress, n_jobs=options.n_jobs, client=options.client,
+        clock=deadline.clock)
+    failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
+                                   client=options.client, progress=options.progress)
+    routed, _, complete = heuristic_pattern(
+        failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
+        problem.labels, options.progress, deadline)
+    if not complete:
+        return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
+                                              attacker_solves=attacker.n_solves), bound=bound)
+    pattern = publish_unneeded(failing, attacker, problem.cost, routed,
+                               routed & ~start & ~problem.fixed_off,
+                               progress=options.progress, deadline=deadline)
+    return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker,
+                                                rounds=modular.solved,
+                                                time_limited=phase.hit), bound=bound)
+
+
+#: The methods by name (``method="auto"`` chooses one of them,
+#: :func:`tabsdc.suppression.choose_method`).
+METHOD_FUNCTIONS: dict[str, MethodFunction] = {
+    "optimal": optimal_method,
+    "guided": guided_method,
+    "heuristic": heuristic_method,
+    "network": network_method,
+    "modular": modular_method,
+    "hypercube": hypercube_method,
+}
