@@ -19,14 +19,17 @@ heuristic's pattern of the 114,912-cell 3-D table), ``random`` (the primaries an
 other cells). Each row prints the sensitive cells,
 how many are protected, exposed and not settled, and the LPs; the baseline row (``exact``)
 is the audit by two LPs per hidden cell, run in the same process within ``--baseline``
-seconds (its bounds per second give the ratio when it does not finish).
+seconds (its bounds per second give the ratio when it does not finish). ``--insider off``
+audits against the outsider alone (``singletons=False``: no attack by the respondents of
+single-contributor cells), which is what settles the sensitive cells' requirements.
 
 Usage::
 
     python benchmarks/bench_audit.py [--quick]
     python benchmarks/bench_audit.py --foreign gauss:4d_5k gauss:4d_20k random:4d_100k \
         heuristic:3d_115k hypercube:4d_100k \
-        [--n-jobs 2] [--dask] [--time-limit 900] [--baseline 120] [--witnesses none]
+        [--n-jobs 2] [--dask] [--time-limit 900] [--baseline 120] [--witnesses none] \
+        [--insider off]
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def cold(table: Table, hidden: np.ndarray, k: int) -> int:
 
 
 def foreign(specs: list[str], *, n_jobs: int, dask: bool, time_limit: float,
-            baseline: float, witnesses: str) -> None:
+            baseline: float, witnesses: str, insider: bool = True) -> None:
     """Audit each ``kind:instance`` pattern (module text); print one table."""
     import os
 
@@ -102,7 +105,8 @@ def foreign(specs: list[str], *, n_jobs: int, dask: bool, time_limit: float,
         client = Client(cluster)
     how = "search" if witnesses == "search" else "none"
     setting = (f"witnesses={how}" + (f", dask {n_jobs} workers" if dask else
-                                      f", n_jobs={n_jobs}" if n_jobs > 1 else ""))
+                                      f", n_jobs={n_jobs}" if n_jobs > 1 else "")
+               + ("" if insider else ", outsider only"))
     rows, notes = [], []
     for spec in specs:
         kind, name = spec.split(":")
@@ -118,7 +122,8 @@ def foreign(specs: list[str], *, n_jobs: int, dask: bool, time_limit: float,
         label = f"{kind}:{name} ({table.n_cells:,} cells, {hidden:,} hidden)"
         found = "search" if how == "search" else sp.csc_array((table.n_cells, 0))
         row = measure(label, f"settled, {setting}", lambda t=table, w=found: audit(
-            t, witnesses=w, time_limit=time_limit, n_jobs=n_jobs, client=client),
+            t, witnesses=w, time_limit=time_limit, n_jobs=n_jobs, client=client,
+            singletons=insider),
             baseline="exact" if baseline > 0 else None)
         result = row.result
         row.objective = len(result.exposed)
@@ -176,11 +181,12 @@ def _option(name: str, default: str) -> str:
 if __name__ == "__main__":
     if "--foreign" in sys.argv:
         values = {_option(o, "") for o in ("--n-jobs", "--time-limit", "--baseline",
-                                             "--witnesses")}
+                                             "--witnesses", "--insider")}
         foreign([a for a in sys.argv[1:] if ":" in a and a not in values],
                 n_jobs=int(_option("--n-jobs", "1")), dask="--dask" in sys.argv,
                 time_limit=float(_option("--time-limit", "900")),
                 baseline=float(_option("--baseline", "0")),
-                witnesses=_option("--witnesses", "search"))
+                witnesses=_option("--witnesses", "search"),
+                insider=_option("--insider", "on") == "on")
     else:
         main("--quick" in sys.argv)

@@ -77,6 +77,67 @@ class Block:
             near = wider
         return near
 
+    def grown(self, seeds: np.ndarray, size: int) -> np.ndarray:
+        """A region of at most ``size`` hidden cells grown hop by hop from ``seeds[0]``.
+
+        Whole hops are taken while they fit. Of the hop that does not, the cells best tied to
+        the region come first: the largest share of their rows already holding a region
+        cell, then the most such rows (a cell all of whose rows hold region cells can move
+        along cycles through the region; one with a single such row is pinned by its other
+        rows, whose cells stay at their values). When the region holds all it can reach
+        (its block, in a group of several) and is still smaller, it grows on from the next
+        seed not in it.
+
+        Parameters
+        ----------
+        seeds : ndarray of int
+            Block positions to grow from, in order.
+        size : int
+            The most cells of the region.
+
+        Returns
+        -------
+        ndarray
+            The region's block positions, sorted.
+
+        Examples
+        --------
+        The chain ``x0 + x1 = x2``, ``x2 + x3 = x4``, ``x4 + x5 = 9``: from ``x0``, one hop
+        reaches ``x1, x2``; of the next hop ``{x3, x4}`` only one fits and ``x3``, whose only
+        row holds a region cell, comes before ``x4`` (one of its two rows does).
+
+        >>> block = Block(sp.csr_array([[1.0, 1, -1, 0, 0, 0], [0, 0, 1, 1, -1, 0],
+        ...                             [0, 0, 0, 0, 1, 1]]), np.array([0.0, 0, 9]),
+        ...               np.zeros(3), np.zeros(6), np.full(6, 9.0), np.ones(6))
+        >>> block.grown(np.array([0]), 4).tolist(), block.grown(np.array([0]), 9).tolist()
+        ([0, 1, 2, 3], [0, 1, 2, 3, 4, 5])
+        """
+        inside = np.zeros(self.n_cells, dtype=bool)
+        region = seeds[:1]
+        inside[region] = True
+        next_seed = 1
+        while len(region) < size:
+            rows, wider = self.hop(region)
+            new = wider[~inside[wider]]
+            if not len(new):  # all it reaches: on from the next seed outside
+                while next_seed < len(seeds) and inside[seeds[next_seed]]:
+                    next_seed += 1
+                if next_seed == len(seeds):
+                    break
+                new = seeds[next_seed:next_seed + 1]
+            elif len(region) + len(new) > size:
+                touching = np.bincount(self.A[rows].indices, minlength=self.n_cells)[new]
+                tied = np.lexsort((-touching, -touching / self.degree[new]))
+                new = new[tied[:size - len(region)]]
+            inside[new] = True
+            region = np.flatnonzero(inside)
+        return region
+
+    @cached_property
+    def degree(self) -> np.ndarray:
+        """The number of rows holding each cell."""
+        return np.diff(self.by_column.indptr)
+
     def restriction(self, cells: np.ndarray) -> LinearProgram:
         """The polytope over ``cells`` (sorted) with every other hidden cell at its value.
 

@@ -6,40 +6,43 @@ columns, hours. A verdict needs less: for each sensitive cell ``j`` and each of 
 requirements, either **a point** of the attacker's polytope that reaches the target (the
 requirement is met: ``max x_j >= a_j + upl_j`` when some table the intruder cannot rule out
 has ``x_j >= a_j + upl_j``) or **an outer bound** that misses it (the cell is exposed). This
-module settles each requirement one way or the other, per block of hidden cells and per
-direction (the upper requirements, then the lower ones), by rounds of:
+module settles each requirement one way or the other, per group of blocks of hidden cells,
+both directions together, by rounds of:
 
-1. **one joint point** (:func:`tabsdc.audit._joint_points.joint_point`): one LP that moves
-   every pending cell toward its target at once. Every target it reaches is met; in a round
-   most are. The first rounds are solved on the hidden cells within ``reach`` hops of the
-   pending cells (a restriction, :meth:`tabsdc.audit._block.Block.restriction`: every other
-   hidden cell at its true value), which on a large block with a few pending cells is a
-   small LP; once that settles less than a tenth of them, or holds more than half the
-   block, on windows of :data:`REGION_CELLS` cells consecutive in one of ``orders`` (the
-   next order each round), doubled after a pass through the orders that settles less than
-   a tenth, up to the whole block.
+1. **joint points** (:func:`tabsdc.audit._joint_points.joint_point`): LPs that move every
+   pending cell toward its target at once (a cell with both requirements pending toward
+   its upper target in one round, its lower one in the next), each on a **region** of the
+   block: hidden
+   cells grown hop by hop from a pending cell (:meth:`tabsdc.audit._block.Block.grown`), every
+   other hidden cell at its true value (a restriction, whose points are points of the whole
+   polytope). Each pending cell not yet in a region of the round seeds the next one, which
+   serves every pending requirement it holds. The regions start at ``window`` cells
+   (:data:`REGION_CELLS`) and double after a round that settles less than half of what was
+   pending, up to the whole block: a cell whose protection runs through distant cells
+   (e.g. up and down a hierarchy) is settled once its region holds them.
 2. **relaxations** (:func:`tabsdc.audit._outer_bounds.relaxed_extreme`), one hop wider each
-   round: a pending cell whose relaxed extreme already misses its target is exposed. Exposed
-   cells leave the rounds, so they do not hold the joint point back. They only show
-   exposure, so their share of a round shrinks while they show nothing.
-3. when neither settles anything, **one cell's exact extreme**: the joint point of that cell
-   alone over the whole block, which either reaches the target or is the exact maximum (or
-   minimum) of the cell: the attack's own LP, capped at the target.
+   round: a pending requirement whose relaxed extreme already misses its target is missed
+   (the cell is exposed). Missed requirements leave the rounds, so they do not hold the
+   joint points back. They only show exposure, so their share of a round shrinks while they
+   show nothing.
+3. when the regions span the block and a round settles less than a tenth, **one
+   requirement's exact extreme**: the joint point of that cell alone over the whole block,
+   which either reaches the target or is the exact maximum (or minimum) of the cell: the
+   attack's own LP, capped at the target.
 
-Each round settles at least one requirement, so the rounds end; in practice a 10^4-cell
-block takes a dozen joint points and a few hundred small relaxations. Points also move other
+Each round settles at least one requirement, so the rounds end. Points also move other
 cells, non-sensitive ones included: :class:`Settlement` keeps every cell's widest inner
 bounds. Tolerances: a target ``T`` counts as reached within ``margin`` (the verdict's
 tolerance), an outer bound misses it when it falls short by more than ``margin``.
 
-Blocks are grouped (small blocks together, so that one LP serves many) and each group and
-direction is one task of :func:`tabsdc._parallel.parallel_map`: the tasks do not depend on the
-number of workers, so ``n_jobs=1``, ``n_jobs=k`` and a Dask cluster give the same result.
+Blocks are grouped (small blocks together, so that one LP serves many). The joint points of
+a round are planned from the state at its start and are independent: they are the tasks of
+:func:`tabsdc._parallel.parallel_map`, whose results are taken in order, so ``n_jobs=1``,
+``n_jobs=k`` and a Dask cluster give the same result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,25 +54,34 @@ from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
 from tabsdc.audit._joint_points import joint_point
 from tabsdc.audit._outer_bounds import relaxed_extreme
+from tabsdc.solver import LinearProgram
 
-#: Blocks are gathered into groups of at least this many hidden cells (one LP per round for
-#: all of them); a larger block is a group of its own.
+#: Blocks are gathered into groups of at least this many hidden cells (one LP per region
+#: for all of them); a larger block is a group of its own.
 GROUP_CELLS = 4096
 
 #: The relaxations of a round cost at most a share of what its joint points did, counting a
 #: relaxation of ``s`` cells as ``RELAXATION_COST + s / RELAXATION_SPEED`` cells of joint
 #: point (the dual simplex on a small relaxation against the interior point method on a
-#: block, measured on 4-D tables: about 1 ms per LP plus 25 times the cells per second). The
-#: share starts at 1, is divided by 4 after a round whose relaxations showed nothing (down to
-#: ``1 / 64``: on a protected pattern they only cost) and doubled after one that did.
-RELAXATION_COST, RELAXATION_SPEED = 5, 25
+#: region, measured on the 4-D hypercube pattern of 27,005 hidden cells: a relaxation of 15
+#: cells takes 1.6 ms, one of 371 cells 4.3 ms, a joint point about 60 us per cell of its
+#: region of 2,048). The share starts at 1, is divided by 4 after a round whose relaxations
+#: showed nothing (down to ``1 / 64``: on a protected pattern they only cost) and doubled
+#: after one that did.
+RELAXATION_COST, RELAXATION_SPEED = 25, 8
 
-#: Joint points are first solved on windows of at most this many hidden cells. The interior
+#: A relaxation of more cells is not solved (nor one of more than an eighth of the block):
+#: it would cost about as much as the exact extreme and rarely shows anything.
+RELAXATION_CELLS = 512
+
+#: Joint points are first solved on regions of at most this many hidden cells. The interior
 #: point method's time grows faster than the cells: on the 4-D hypercube pattern of 27,005
-#: hidden cells (load average 6), about 1 s for 4,096 cells, 6 s for 8,192, 30 to 70 s for
-#: 16,384; one on 8 x 10^4 did not end in five minutes. Small windows in several orders
-#: (``orders`` of :func:`settle_requirements`) settle more per second than large ones.
-REGION_CELLS = 4096
+#: hidden cells (load average 6), about 0.1 s for 2,048 cells, 1 s for 4,096, 6 s for
+#: 8,192, 30 to 70 s for 16,384. Regions grown around the pending cells hold what protects
+#: most of them at this size (measured on that pattern: 11,285 upper requirements, 1,180
+#: left after the first round of regions of 2,048 cells, 173 after one of 4,096, none after
+#: one of 8,192).
+REGION_CELLS = 2048
 
 
 @dataclass(frozen=True)
@@ -117,8 +129,6 @@ def settle_requirements(
     margins: np.ndarray,
     *,
     known: np.ndarray | None = None,
-    reach: int,
-    orders: Sequence[np.ndarray] = (),
     window: int = REGION_CELLS,
     deadline: Deadline | None = None,
     progress: Progress | None = None,
@@ -145,22 +155,14 @@ def settle_requirements(
         Cells whose value the published ones give away (e.g. by elimination,
         :func:`tabsdc.audit._witnesses.derived_cells`): held at their values in every LP,
         which changes no bound but makes the relaxations around them exact sooner.
-    reach : int
-        Hops of the restriction the first joint points are solved on.
-    orders : sequence of ndarray, optional
-        Orders of the hidden cells (each a permutation of the attack's positions) along
-        which the windows of joint points are taken, one order per round in turn: cells close
-        in one of them should be close in the table (e.g. the cells sorted by each dimension
-        first, :func:`tabsdc.audit._verify.audit` passes one per dimension). Default: the
-        attack's order alone.
     window : int
-        Hidden cells of a window (:data:`REGION_CELLS`).
+        Hidden cells of the first rounds' regions (:data:`REGION_CELLS`).
     deadline : Deadline, optional
         When it expires, what is pending stays open.
     progress : callable, optional
-        Receives progress lines: requirements settled, how, and the time left.
+        Receives progress lines: requirements settled, LPs, and the time left.
     n_jobs, client
-        Run the tasks (a group of blocks, one direction) in processes or on a Dask cluster.
+        Solve the joint points of a round in processes or on a Dask cluster.
 
     Returns
     -------
@@ -169,8 +171,7 @@ def settle_requirements(
     Examples
     --------
     Cox's 2 x 2 cycle (slides 17-20): the four inner cells hidden, ``x`` = 10 sensitive with
-    levels 2; the cycle moves it down to 2 and up to 15, so one joint point per side meets
-    both targets.
+    levels 2; the cycle moves it down to 2 and up to 15, so joint points meet both targets.
 
     >>> import pandas as pd
     >>> from tabsdc import Table
@@ -181,54 +182,61 @@ def settle_requirements(
     >>> a = t.values[attack.hidden_cells]
     >>> nan = np.full(4, np.nan)
     >>> low, high = nan.copy(), nan.copy(); low[0], high[0] = 8.0, 12.0
-    >>> s = settle_requirements(attack, a, a, a, (low, high), np.full(4, 1e-6), reach=4)
+    >>> s = settle_requirements(attack, a, a, a, (low, high), np.full(4, 1e-6))
     >>> bool(s.upper[0] >= 12 and s.lower[0] <= 8), bool(s.open.any() or
     ...                                                  np.isfinite(s.missed_upper).any())
     (True, False)
     """
     deadline = deadline or Deadline(None)
     lower, upper = np.array(lower, dtype=float), np.array(upper, dtype=float)
-    missed = {"min": np.full(len(values), np.nan), "max": np.full(len(values), np.nan)}
-    opened = np.zeros(len(values), dtype=bool)
-    tasks, where = [], []
     requested = _pending(lower, upper, targets, margins)
     known = np.zeros(len(values), dtype=bool) if known is None else known
-    ranks = [np.argsort(order) for order in orders] or [np.arange(len(values))]
+    groups = []
     for members in _groups(attack, requested):
-        block = _block(attack, values, known, members)
-        # each order restricted to the group: its block positions, in that order
-        in_block = tuple(np.argsort(rank[members], kind="stable") for rank in ranks)
-        for sense, target, reached in (("max", targets[1], upper), ("min", targets[0], lower)):
-            pending = np.flatnonzero(_short(reached[members], target[members], margins[members],
-                                            sense))
-            if len(pending):
-                tasks.append(_Side(block, pending, target[members][pending],
-                                   margins[members][pending], sense, reach, in_block, window))
-                where.append(members)
-    total = sum(len(task.cells) for task in tasks)
+        up = [_short(upper[members], targets[1][members], margins[members], "max"),
+              _short(lower[members], targets[0][members], margins[members], "min")]
+        cells = np.concatenate([np.flatnonzero(side) for side in up])
+        sense = np.repeat([True, False], [int(side.sum()) for side in up])
+        goal = np.where(sense, targets[1][members][cells], targets[0][members][cells])
+        groups.append((members, _Rounds(_block(attack, values, known, members), cells, goal,
+                                        margins[members][cells], sense, window)))
+    total = sum(len(rounds.cells) for _, rounds in groups)
     reporter = ProgressReporter(progress, "settling requirements", total, unit="requirements")
-    if client is None and resolve_jobs(n_jobs) <= 1:
-        outcomes, done = [], 0
-        for task in tasks:
-            outcomes.append(task.settle(deadline, lambda n, base=done: reporter.update(
-                base + n, _time_left(deadline))))
-            done += len(task.cells)
-    else:
-        if progress is not None:
-            progress(f"settling requirements: {total:,} in {len(tasks)} parallel tasks "
-                     f"({len(where)} block groups and directions)")
-        outcomes = parallel_map(_run_side, [(task, deadline.solver_limit()) for task in tasks],
-                                n_jobs=n_jobs, client=client)
+    parallel = client is not None or resolve_jobs(n_jobs) > 1
+    if parallel and progress is not None:
+        progress(f"settling requirements: {total:,} in {len(groups)} block groups, the joint "
+                 "points of each round in parallel")
+    while not deadline.expired:
+        active = [rounds for _, rounds in groups if rounds.pending.any()]
+        if not active:
+            break
+        plans = [rounds.plan() for rounds in active]
+        problems = [problem for plan in plans for _, _, problem in plan]
+        if parallel:
+            points = parallel_map(_solve, [(*p, deadline.solver_limit()) for p in problems],
+                                  n_jobs=n_jobs, client=client)
+        else:
+            points = [None if deadline.expired else _solve((*p, deadline.solver_limit()))
+                      for p in problems]
+        for rounds, plan in zip(active, plans, strict=True):
+            rounds.take(plan, points[:len(plan)])
+            points = points[len(plan):]
+            rounds.after(deadline)
+        reporter.update(total - sum(int(rounds.pending.sum()) for _, rounds in groups),
+                        _time_left(deadline))
+    missed = {"min": np.full(len(values), np.nan), "max": np.full(len(values), np.nan)}
+    opened = np.zeros(len(values), dtype=bool)
     lps = 0
-    for task, members, outcome in zip(tasks, where, outcomes, strict=True):
-        lower[members] = np.minimum(lower[members], outcome.lower)
-        upper[members] = np.maximum(upper[members], outcome.upper)
-        missed[task.sense][members[task.cells]] = outcome.missed
-        opened[members[task.cells]] |= outcome.open
-        lps += outcome.lps
+    for members, rounds in groups:
+        lower[members] = np.minimum(lower[members], rounds.lower)
+        upper[members] = np.maximum(upper[members], rounds.upper)
+        for sense, side in (("max", rounds.up), ("min", ~rounds.up)):
+            missed[sense][members[rounds.cells[side]]] = rounds.missed[side]
+        opened[members[rounds.cells[rounds.pending | rounds.failed]]] = True
+        lps += rounds.lps
     missed_count = int((~np.isnan(missed["min"]) | ~np.isnan(missed["max"])).sum())
-    reporter.finish(total - int(sum(o.open.sum() for o in outcomes)),
-                    f"{lps:,} LPs; {missed_count:,} cells miss a requirement"
+    left = sum(int((rounds.pending | rounds.failed).sum()) for _, rounds in groups)
+    reporter.finish(total - left, f"{lps:,} LPs; {missed_count:,} cells miss a requirement"
                     + (f" ({deadline.why})" if opened.any() else ""))
     return Settlement(lower, upper, missed["min"], missed["max"], requested, opened, lps)
 
@@ -240,13 +248,13 @@ def _pending(lower: np.ndarray, upper: np.ndarray, targets: tuple[np.ndarray, np
             | _short(upper, targets[1], margins, "max"))
 
 
-def _short(reached: np.ndarray, target: np.ndarray, margin: np.ndarray, sense: str
+def _short(reached: np.ndarray, target: np.ndarray, margin: np.ndarray, sense: str | np.ndarray
            ) -> np.ndarray:
-    """Where ``reached`` does not meet ``target`` within ``margin`` (False where NaN)."""
+    """Where ``reached`` does not meet ``target`` within ``margin`` (False where NaN);
+    ``sense`` is ``"max"``, ``"min"`` or an array, True where ``"max"``."""
+    up = np.asarray(sense == "max") if isinstance(sense, str) else sense
     with np.errstate(invalid="ignore"):
-        if sense == "max":
-            return reached < target - margin
-        return reached > target + margin
+        return np.where(up, reached < target - margin, reached > target + margin)
 
 
 def _groups(attack: IntervalAttack, pending: np.ndarray) -> list[np.ndarray]:
@@ -287,66 +295,28 @@ def _time_left(deadline: Deadline) -> str:
         if deadline.limited else ""
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    """One task's result: inner bounds over its block, and per requirement the outer bound
-    that misses it (NaN: not missed) and whether it was left open."""
-
-    lower: np.ndarray
-    upper: np.ndarray
-    missed: np.ndarray
-    open: np.ndarray
-    lps: int
+#: One joint point to solve: the restriction, the columns to move, the values of its columns,
+#: their targets and priorities.
+_Problem = tuple[LinearProgram, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-@dataclass(frozen=True)
-class _Side:
-    """The requirements of one direction in one group of blocks (picklable); ``orders``:
-    the block positions in each order windows are taken along; ``window``: their size."""
-
-    block: Block
-    cells: np.ndarray
-    targets: np.ndarray
-    margins: np.ndarray
-    sense: str
-    reach: int
-    orders: tuple[np.ndarray, ...]
-    window: int
-
-    def settle(self, deadline: Deadline, report: Callable[[int], None] | None) -> _Outcome:
-        """The rounds of the module text, until every requirement is settled or the
-        deadline comes; ``report`` receives the number settled after each round."""
-        rounds = _Rounds(self)
-        poor = 0  # rounds in a row that settled less than a tenth of what was pending
-        while rounds.pending.any() and not deadline.expired:
-            before = int(rounds.pending.sum())
-            settled = rounds.joint(deadline) + rounds.relax(deadline)
-            poor = poor + 1 if settled < max(1, before // 10) else 0
-            if poor and (rounds.local or poor >= len(self.orders)):  # every order tried
-                poor = 0
-                if not rounds.whole:
-                    rounds.widen()
-                elif rounds.pending.any():
-                    rounds.decide_furthest(deadline)
-            if report is not None:
-                report(len(self.cells) - int(rounds.pending.sum()))
-        return _Outcome(rounds.lower, rounds.upper, rounds.missed,
-                        rounds.pending | rounds.failed, rounds.lps)
-
-
-def _run_side(task: tuple[_Side, float | None]) -> _Outcome:
-    """One parallel task: a side settled within ``seconds``."""
-    side, seconds = task
-    return side.settle(Deadline(seconds), None)
+def _solve(task: tuple[LinearProgram, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                       float | None]) -> np.ndarray | None:
+    """One joint point (a parallel task): the problem of :data:`_Problem` within a limit."""
+    problem, cells, values, targets, priorities, seconds = task
+    return joint_point(problem, cells, values, targets, priorities, time_limit=seconds)
 
 
 class _Rounds:
-    """The state of one side's rounds: inner bounds, pending and missed requirements, and
-    where the joint points are solved."""
+    """The state of one group's rounds: inner bounds over its block, and per requirement (a
+    cell, its target, margin and direction ``up``: ``max`` when True) whether it is pending,
+    missed or failed."""
 
-    def __init__(self, side: _Side) -> None:
-        self.side = side
-        block, n = side.block, len(side.cells)
+    def __init__(self, block: Block, cells: np.ndarray, targets: np.ndarray,
+                 margins: np.ndarray, up: np.ndarray, window: int) -> None:
+        self.block, self.cells, self.targets, self.margins, self.up = (
+            block, cells, targets, margins, up)
+        n = len(cells)
         self.lower, self.upper = block.values.copy(), block.values.copy()
         self.missed = np.full(n, np.nan)
         self.pending = np.ones(n, dtype=bool)
@@ -354,87 +324,73 @@ class _Rounds:
         self.hops = np.zeros(n, dtype=np.int64)  # the relaxation reach tried so far
         self.size = np.zeros(n, dtype=np.int64)  # cells of the last relaxation
         self.exhausted = np.zeros(n, dtype=bool)  # no wider relaxation is worth trying
-        self.local = True  # joint points on the neighbourhood of the pending cells
-        self.window = min(block.n_cells, side.window)  # else on windows this long
-        self.rounds = self.lps = self.budget = 0
+        self.window = min(block.n_cells, window)  # cells of a region
+        self.lps = self.budget = self.before = self.rounds = 0
         self.share = 1.0  # of the joint points' cost the relaxations may spend
-        #: relaxations are widened while they hold at most this many cells (an eighth of the
-        #: block or of a region: wider ones cost about as much as the exact extreme and
-        #: rarely succeed)
-        self.cheap = max(64, self.window // 8)
+        self.cheap = max(64, min(RELAXATION_CELLS, block.n_cells // 8))
 
-    @property
-    def whole(self) -> bool:
-        """The joint points span the whole block."""
-        return not self.local and self.window >= self.side.block.n_cells
+    def reached(self) -> np.ndarray:
+        """How far each requirement's cell has been moved its way."""
+        return np.where(self.up, self.upper[self.cells], self.lower[self.cells])
 
-    def widen(self) -> None:
-        """From the neighbourhood to windows, then to windows twice as long."""
-        if self.local:
-            self.local = False
-        else:
-            self.window = min(2 * self.window, self.side.block.n_cells)
-
-    def regions(self, chosen: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Where this round's joint points are solved: (region, requirements) pairs. The
-        neighbourhood of the pending cells within ``reach`` hops while it holds at most half
-        the block and one window; otherwise windows of :attr:`window` consecutive cells of
-        one of the side's orders, the next order each round, shifted by half a window every
-        other pass through the orders (a cell near the edge of one window is inside the
-        next)."""
-        side, n = self.side, self.side.block.n_cells
-        if self.local:
-            near = side.block.neighbourhood(side.cells[chosen], side.reach)
-            if len(near) <= min(self.window, n // 2):
-                return [(near, chosen)]
-            self.local = False
-        if self.window >= n:
-            return [(np.arange(n), chosen)]
-        order = side.orders[self.rounds % len(side.orders)]
-        rank = np.argsort(order)
-        shift = self.window // 2 if (self.rounds // len(side.orders)) % 2 else 0
-        edges = np.unique(np.clip(np.arange(-shift, n + self.window, self.window), 0, n))
-        where = np.searchsorted(edges, rank[side.cells[chosen]], side="right") - 1
-        return [(np.sort(order[edges[w]:edges[w + 1]]), chosen[where == w])
-                for w in np.unique(where)]
-
-    def joint(self, deadline: Deadline) -> int:
-        """Joint points for every pending requirement on this round's regions; how many
-        they settled.
-
-        Priorities: draws in [0.5, 1.5] from a generator seeded by the LPs solved so far (ties
-        broken alike in every run).
-        """
-        chosen = np.flatnonzero(self.pending)
-        met = self.budget = 0
-        for region, targets in self.regions(chosen):
-            if deadline.expired:
-                break
-            met += self.point(region, targets, deadline) or 0
-            self.budget += len(region)
+    def plan(self) -> list[tuple[np.ndarray, np.ndarray, _Problem]]:
+        """This round's joint points: (region, requirements, problem) triples. Each pending
+        cell that no earlier region of the round holds seeds a region of :attr:`window`
+        cells (:meth:`Block.grown`), which serves every pending requirement in it (of a cell
+        with both pending, the upper one in even rounds, the lower one in odd ones: one point
+        reaches at most one of them); one region, the whole block, once the window spans it.
+        Priorities: draws in [0.5, 1.5] from a generator seeded by the LPs solved before
+        (ties broken alike in every run)."""
+        block, n = self.block, self.block.n_cells
+        self.before = int(self.pending.sum())
+        both = np.bincount(self.cells[self.pending], minlength=n)[self.cells] > 1
+        wanted = self.pending & ~(both & (self.up != (self.rounds % 2 == 0)))
         self.rounds += 1
-        return met
+        if self.window >= n:
+            chosen = [(np.arange(n), np.flatnonzero(wanted))]
+        else:
+            seeds = np.unique(self.cells[self.pending])
+            free = np.ones(n, dtype=bool)  # in no region of the round yet
+            chosen = []
+            for seed in seeds:
+                if not free[seed]:
+                    continue
+                region = block.grown(seeds[free[seeds]], self.window)
+                free[region] = False
+                inside = np.zeros(n, dtype=bool)
+                inside[region] = True
+                chosen.append((region, np.flatnonzero(wanted & inside[self.cells])))
+        self.budget = sum(len(region) for region, _ in chosen)
+        plan = []
+        for region, requirements in chosen:
+            draw = np.random.default_rng(self.lps).uniform(0.5, 1.5, len(requirements))
+            plan.append((region, requirements, (
+                block.restriction(region), np.searchsorted(region, self.cells[requirements]),
+                block.values[region], self.targets[requirements], draw)))
+            self.lps += 1
+        return plan
 
-    def point(self, region: np.ndarray, targets: np.ndarray, deadline: Deadline
-              ) -> int | None:
-        """The joint point of ``targets`` (requirement numbers) on ``region`` (block
-        positions, sorted), taken into the inner bounds; how many requirements it met
-        (None when the solve failed)."""
-        side, block = self.side, self.side.block
-        draw = np.random.default_rng(self.lps).uniform(0.5, 1.5, len(targets))
-        point = joint_point(block.restriction(region),
-                            np.searchsorted(region, side.cells[targets]), block.values[region],
-                            side.targets[targets], draw, time_limit=deadline.solver_limit())
-        self.lps += 1
-        if point is None:
-            return None
-        x = block.values.copy()
-        x[region] = point
-        self.lower, self.upper = np.minimum(self.lower, x), np.maximum(self.upper, x)
-        reached = (self.upper if side.sense == "max" else self.lower)[side.cells]
-        met = self.pending & ~_short(reached, side.targets, side.margins, side.sense)
-        self.pending &= ~met
-        return int(met.sum())
+    def take(self, plan: list[tuple[np.ndarray, np.ndarray, _Problem]],
+             points: list[np.ndarray | None]) -> None:
+        """The round's points into the inner bounds; the requirements they meet settled."""
+        for (region, _, _), point in zip(plan, points, strict=True):
+            if point is not None:
+                self.lower[region] = np.minimum(self.lower[region], point)
+                self.upper[region] = np.maximum(self.upper[region], point)
+        self.pending &= _short(self.reached(), self.targets, self.margins, self.up)
+
+    def after(self, deadline: Deadline) -> None:
+        """Relaxations within the round's budget; then, when the round settled less than
+        half of what was pending, regions twice as large, or when they span the block and it
+        settled less than a tenth, the exact extreme of the requirement furthest behind."""
+        self.relax(deadline)
+        settled = self.before - int(self.pending.sum())
+        if 2 * settled >= self.before or deadline.expired:
+            return
+        if self.window < self.block.n_cells:
+            self.window = min(2 * self.window, self.block.n_cells)
+        elif settled < max(1, self.before // 10) and self.pending.any():
+            self.decide_furthest(deadline)
 
     def relax(self, deadline: Deadline) -> int:
         """Relaxations one hop wider for the pending requirements, the furthest behind
@@ -454,23 +410,20 @@ class _Rounds:
 
     def shares(self) -> np.ndarray:
         """How much of its way to the target each requirement's points have gone."""
-        side = self.side
-        a = side.block.values[side.cells]
-        reached = (self.upper if side.sense == "max" else self.lower)[side.cells]
-        return (reached - a) / (side.targets - a)
+        a = self.block.values[self.cells]
+        return (self.reached() - a) / (self.targets - a)
 
     def relax_one(self, k: int, deadline: Deadline) -> int:
         """Requirement ``k``'s relaxation one hop wider: 1 when it shows it missed."""
-        side = self.side
         self.hops[k] += 1
-        bound, size = relaxed_extreme(side.block, int(side.cells[k]), side.sense,
-                                      int(self.hops[k]), max_cells=self.cheap,
-                                      time_limit=deadline.solver_limit())
+        bound, size = relaxed_extreme(self.block, int(self.cells[k]),
+                                      "max" if self.up[k] else "min", int(self.hops[k]),
+                                      max_cells=self.cheap, time_limit=deadline.solver_limit())
         self.lps += size <= self.cheap
         self.exhausted[k] = size <= self.size[k] or size > self.cheap
         self.size[k] = size
-        if not _short(np.array([bound]), side.targets[k:k + 1], side.margins[k:k + 1],
-                      side.sense)[0]:
+        if not _short(np.array([bound]), self.targets[k:k + 1], self.margins[k:k + 1],
+                      self.up[k:k + 1])[0]:
             return 0
         self.missed[k] = bound
         self.pending[k] = False
@@ -480,12 +433,17 @@ class _Rounds:
         """The exact extreme of the pending requirement whose points got least of its way to
         the target (the likeliest to be missed): its joint point alone over the whole block
         either meets the target or is the extreme, which misses it."""
-        side = self.side
         k = int(np.argmin(np.where(self.pending, self.shares(), np.inf)))
-        if self.point(np.arange(side.block.n_cells), np.array([k]), deadline) is None:
+        whole = np.arange(self.block.n_cells)
+        point = _solve((self.block.restriction(whole), self.cells[k:k + 1], self.block.values,
+                        self.targets[k:k + 1], np.ones(1), deadline.solver_limit()))
+        self.lps += 1
+        if point is None:
             if not deadline.expired:  # numerical trouble: left to the exact interval attack
                 self.pending[k] = False
                 self.failed[k] = True
-        elif self.pending[k]:
-            self.missed[k] = (self.upper if side.sense == "max" else self.lower)[side.cells[k]]
+            return
+        self.take([(whole, None, None)], [point])
+        if self.pending[k]:
+            self.missed[k] = self.reached()[k]
             self.pending[k] = False

@@ -613,18 +613,8 @@ def _settle(
     targets = (np.where(pending, a - lpl, np.nan), np.where(pending, a + upl, np.nan))
     return settle_requirements(attack, a, proof.lower[hidden_cells], proof.upper[hidden_cells],
                                targets, tol * np.maximum(1.0, np.abs(a)), known=derived,
-                               reach=max(3, len(table.dims)) + 1,
-                               orders=_dimension_orders(table, hidden_cells),
                                deadline=deadline, progress=progress, n_jobs=parallel[0],
                                client=parallel[1])
-
-
-def _dimension_orders(table: Table, hidden_cells: np.ndarray) -> list[np.ndarray]:
-    """The hidden cells in hierarchy order with each dimension first in turn (the next ones
-    after it, cyclically): a window of consecutive cells of one of them holds the cells
-    that differ from each other only in the leading dimension's codes near each other."""
-    ranks = [table.code_ranks(dim)[hidden_cells] for dim in table.dims]
-    return [np.lexsort((ranks[k:] + ranks[:k])[::-1]) for k in range(len(ranks))]
 
 
 def _respondents(table: Table, hidden: np.ndarray) -> Insiders | None:
