@@ -24,10 +24,7 @@ so the bound is computed from HiGHS's row duals (clipped at 0) by this formula: 
 misses a tolerance only weakens the bound, it never makes it invalid. The LP is strengthened
 by rounds of capacity cuts separated in blocks of requirements (the fractional pattern
 attacked, the cuts it violates added) within a time budget; the bound is valid after any
-number of rounds. The attacks are confined to each requirement's neighbourhood first
-(:mod:`tabsdc.suppression._separation`: their multipliers give capacity cuts valid for every
-binary protecting pattern, outsider's and respondents' alike, by the same weak duality),
-and the whole pattern is attacked only when they find no violated cut.
+number of rounds.
 
 A fallback needs no LP solve (the 10^6-cell tables, or a budget too small for the LP): the
 multipliers ``y_i = min_{j in row i} c_j / n_j``, ``n_j`` the number of seed rows holding
@@ -50,21 +47,16 @@ from tabsdc._errors import SolverError
 from tabsdc._flows import TOL, Requirement
 from tabsdc._progress import Deadline
 from tabsdc._respondents import Insiders
-from tabsdc.audit._insider import insider_proofs
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression._attacker import Attacker
-from tabsdc.suppression._separation import LocalAttack, LocalSeparator
 
 #: Share of a time limit the lower bound of a non-optimal method may take.
 BOUND_SHARE = 0.2
 #: Seconds the lower bound may take when there is no time limit (a time limit gives it a fifth
 #: of the limit: pass one for a tighter bound on a large table).
 BOUND_SECONDS = 10.0
-#: Requirements attacked between two solves of the relaxation (at least; more when their
-#: attacks found no cut).
+#: Requirements attacked between two solves of the relaxation.
 BLOCK = 400
-#: Requirements whose local attacks are solved as one LP.
-BATCH = 50
 #: Passes of the fallback's multiplier raising.
 FALLBACK_PASSES = 4
 #: Relative safety margin taken off every bound (floating point in the cut coefficients).
@@ -207,11 +199,11 @@ def lower_bound(
     The fallback first; then, while ``deadline`` allows, the LP relaxation over the seed
     rows (the respondents' among them when ``attacker`` has respondents), strengthened by
     the outsider's capacity cuts of the requirements its fractional pattern fails, attacked
-    at least ``BLOCK`` at a time in turn, locally first and then over the whole pattern,
-    and once it meets them all, by the cuts of the respondents' scenarios it fails (the
-    stages of :class:`_CutSearch`; a relaxation with fewer rows is still a bound, so a
-    deadline anywhere is safe). The bound is the largest of the certified values. Progress
-    lines show it times ``unit`` (the costs' unit when they were scaled for the solver).
+    ``BLOCK`` at a time in turn, and once it meets them all, by the cuts of the respondents'
+    scenarios it fails (each costs a search of certificates; a relaxation with fewer rows
+    is still a bound, so a deadline between the two is safe). The
+    bound is the largest of the certified values. Progress lines show it times ``unit``
+    (the costs' unit when they were scaled for the solver).
 
     Examples
     --------
@@ -257,7 +249,8 @@ def lower_bound(
     model = HighsModel(LinearProgram(c=cost, A=seeds, row_lower=np.ones(seeds.shape[0]),
                                      row_upper=np.full(seeds.shape[0], np.inf),
                                      col_lower=lower, col_upper=upper))
-    search = _CutSearch(reqs, attacker, deadline)
+    start = 0  # the next requirement to attack, in turn
+    respondents = False  # the outsider's cuts first (the scenarios cost a search each)
     while not deadline.expired:
         model.set_time_limit(deadline.solver_limit())
         result = model.solve()
@@ -270,124 +263,51 @@ def lower_bound(
             how = (f"the LP relaxation with {rows.shape[0] - cuts:,} seed rows and "
                    f"{cuts:,} capacity cuts")
         relaxation = np.clip(result.x, 0.0, 1.0)
-        block = search.cuts(relaxation)
-        if block is None:
+        found, start = _separate(reqs, attacker, relaxation, start, deadline, respondents)
+        if found == [] and not respondents and attacker.insiders is not None:
+            respondents = True  # every outsider's cut is in: the respondents' scenarios now
+            found, start = _separate(reqs, attacker, relaxation, 0, deadline, respondents)
+        if found is None:
             break
         if progress is not None:
-            progress(f"lower bound round {rounds}: {best * unit:.6g}, {block.shape[0]} new "
-                     f"cuts ({search.stage})")
-        if not block.shape[0]:
+            progress(f"lower bound round {rounds}: {best * unit:.6g}, {len(found)} new cuts")
+        if not found:
             converged = True
             break
+        block = sp.csr_array(np.vstack(found))
         model.add_rows(block, 1.0, np.inf)
         rows = sp.vstack([rows, block], format="csr")
         cuts += block.shape[0]
     return LowerBound(best, how, cuts, rounds, converged, relaxation)
 
 
-class _CutSearch:
-    """The capacity cuts a fractional pattern violates, found in stages from the cheapest.
-
-    Stages, each entered when a whole pass over the requirements of the one before found no
-    cut: ``"local"``, the outsider's attacks confined to each requirement's neighbourhood
-    (:mod:`tabsdc.suppression._separation`; a local cut that the pattern does not violate is
-    passed over); ``"whole"``, the same, then the whole pattern attacked
-    (:meth:`~tabsdc.suppression._attacker.Attacker.reach`) where the local cut is not
-    violated; ``"respondents"`` (with respondents), the whole stage again and the
-    respondents' scenarios of every requirement the pattern meets. A pass of the last stage
-    without a cut proves that the pattern meets every requirement. Requirements are attacked
-    in turn from where the last call stopped, until ``BLOCK`` have been attacked and some
-    cut was found.
-    """
-
-    def __init__(self, reqs: Sequence[Requirement], attacker: Attacker, deadline: Deadline):
-        self.reqs, self.attacker, self.deadline = reqs, attacker, deadline
-        self.local = LocalSeparator(attacker.A, attacker.L, attacker.U, attacker.hops)
-        self.stages = ["local", "whole"]
-        if attacker.insiders is not None:
-            self.stages.append("respondents")
-        self.stage = self.stages[0]
-        self.start = 0  # the next requirement to attack
-        self.quiet = 0  # requirements attacked under this pattern and stage since a cut
-
-    def cuts(self, z: np.ndarray) -> sp.csr_array | None:
-        """The cuts ``z`` violates (none: ``z`` meets every requirement; None: the deadline
-        came first), one row each."""
-        self.local.set_pattern(z)
-        self.attacker.set_pattern(z)
-        found: list[tuple[np.ndarray, np.ndarray]] = []
-        attacked = self.quiet = 0
-        while not found or attacked < BLOCK:
-            if self.quiet >= len(self.reqs):  # a pass without a cut: the next stage
-                if self.stage == self.stages[-1]:
-                    break
-                self.stage = self.stages[self.stages.index(self.stage) + 1]
-                self.quiet = 0
-            if self.deadline.expired:
-                return None
-            batch = [self.reqs[(self.start + step) % len(self.reqs)]
-                     for step in range(min(BATCH, len(self.reqs)))]
-            self.start = (self.start + len(batch)) % len(self.reqs)
-            attacked += len(batch)
-            try:
-                attacks = self.local.attack(batch, self.deadline.solver_limit())
-                if attacks is None and self.deadline.expired:
-                    return None
-                for req, attack in zip(batch, attacks or [None] * len(batch), strict=True):
-                    new = self._cuts_of(req, attack, z)
-                    found += new
-                    self.quiet = 0 if new else self.quiet + 1
-            except SolverError:
-                if self.deadline.expired:
-                    return None
-                raise
-        return _rows(found, len(z))
-
-    def _cuts_of(self, req: Requirement, attack: LocalAttack | None, z: np.ndarray
-                 ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The cuts of ``req`` (and, in the last stage, of its respondents' scenarios) that
-        ``z`` violates, as (cells, coefficients), from its local ``attack``."""
-        if attack is None or not attack.met:
-            return self._violated(req, attack, z)
-        return self._scenarios(req, z) if self.stage == "respondents" else []
-
-    def _violated(self, req: Requirement, attack: LocalAttack | None,
-                  z: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The cut of the local ``attack`` on ``req`` when ``z`` violates it; otherwise,
-        past the local stage, the cut of the whole pattern's attack when ``z`` violates it."""
-        if attack is not None and z[attack.cut_cells] @ attack.cut_values < 1 - TOL:
-            return [(attack.cut_cells, attack.cut_values)]
-        if self.stage == "local":
-            return []
-        reach, multipliers, _ = self.attacker.reach(req)
-        if reach >= req.level * (1 - TOL):
-            return []
-        cut = self.attacker.cut(req, multipliers)
-        cells = np.flatnonzero(cut)
-        return [(cells, cut[cells])] if cut[cells] @ z[cells] < 1 - TOL else []
-
-    def _scenarios(self, req: Requirement, z: np.ndarray
-                   ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The violated cuts of the respondents' scenarios of ``req`` (which ``z`` meets)
-        that have no local attack meeting them (:func:`tabsdc.audit.insider.insider_proofs`
-        finds the scenarios)."""
-        attacks: dict[Requirement, LocalAttack | None] = {}
-
-        def prove(scenario: Requirement) -> np.ndarray | None:
-            attack = self.local.attack([scenario], self.deadline.solver_limit())
-            attacks[scenario] = None if attack is None else attack[0]
-            return attacks[scenario].moved if attack is not None and attack[0].met else None
-
-        failed = insider_proofs(req, self.attacker.insiders, prove)[1]
-        return [cut for scenario in failed
-                for cut in self._violated(scenario, attacks[scenario], z)]
-
-
-def _rows(cuts: list[tuple[np.ndarray, np.ndarray]], n: int) -> sp.csr_array:
-    """The cuts (cells, coefficients) as the rows of one sparse matrix of ``n`` columns."""
-    if not cuts:
-        return sp.csr_array((0, n))
-    indptr = np.concatenate([[0], np.cumsum([len(cells) for cells, _ in cuts])])
-    return sp.csr_array((np.concatenate([values for _, values in cuts]),
-                         np.concatenate([cells for cells, _ in cuts]), indptr),
-                        shape=(len(cuts), n))
+def _separate(reqs: Sequence[Requirement], attacker: Attacker, z: np.ndarray, start: int,
+              deadline: Deadline, respondents: bool) -> tuple[list[np.ndarray] | None, int]:
+    """Attack the requirements in turn from ``start`` on under the fractional pattern ``z``
+    until ``BLOCK`` have been attacked and some failed, or all have: the capacity cuts ``z``
+    violates (none: ``z`` meets every requirement; None: the deadline came first) and
+    where to start next. With ``respondents``, a requirement ``z`` meets is attacked in
+    the scenarios of the attacker's respondents too."""
+    attacker.set_pattern(z)
+    found: list[np.ndarray] = []
+    for step in range(len(reqs)):
+        if deadline.expired:
+            return None, start
+        req = reqs[(start + step) % len(reqs)]
+        try:
+            reach, duals, _ = attacker.reach(req)
+            failing = [(req, duals)] if reach < req.level * (1 - TOL) else []
+            if not failing and respondents:
+                failing = [(scenario, attacker.reach(scenario)[1])
+                           for scenario in attacker.failing_scenarios(req)]
+        except SolverError:
+            if deadline.expired:
+                return None, start
+            raise
+        for scenario, multipliers in failing:
+            cut = attacker.cut(scenario, multipliers)
+            if cut @ z < 1 - TOL:
+                found.append(cut)
+        if found and step + 1 >= BLOCK:
+            return found, (start + step + 1) % len(reqs)
+    return found, start

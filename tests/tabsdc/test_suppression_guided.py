@@ -47,7 +47,7 @@ def linprog_exposed(table: Table) -> list[int]:
     return exposed
 
 
-@settings(max_examples=examples(8, 20), deadline=None)
+@settings(max_examples=examples(3, 20), deadline=None)
 @given(random_tables(), st.sampled_from(["value", "count"]))
 def test_guided_protects_and_never_costs_more_than_the_hypercube_pattern(table, cost):
     guided = suppress(table, "guided", cost=cost)
