@@ -34,6 +34,11 @@ MAX_DECIMALS = 6
 #: with ``d`` decimals carry float errors of about 1e-16 per term).
 TOLERANCE = 1e-12
 
+#: Error, relative to the largest magnitude of the values, within which a value counts as
+#: having ``d`` decimals: a total whose terms cancel (``-4.0351 + 99999.3968 - 99999.9978``)
+#: carries the float error of its largest terms, about 1e-16 of them per term summed.
+SUM_TOLERANCE = 1e-13
+
 #: From this magnitude on a float64 does not hold every whole number (2**53).
 EXACT_INTEGERS = 2.0**53
 
@@ -78,12 +83,17 @@ def decimals_of(values: np.ndarray, limit: int | None = None) -> int:
     (0, 6)
     >>> decimals_of(np.array([0.125, 2.0]), limit=2)
     2
+    >>> terms = [-4.0351, 99999.3968, -99999.9978]
+    >>> decimals_of(np.array([*terms, sum(terms)]))  # the total carries the terms' float error
+    4
     """
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
     limit = decimals_cap(values) if limit is None else int(limit)
+    largest = float(np.abs(values).max()) if len(values) else 0.0
+    tolerance = np.maximum(TOLERANCE * np.abs(values), SUM_TOLERANCE * largest)
     for decimals in range(limit):
-        if np.all(np.abs(values - np.round(values, decimals)) <= TOLERANCE * np.abs(values)):
+        if np.all(np.abs(values - np.round(values, decimals)) <= tolerance):
             return decimals
     return limit
 
