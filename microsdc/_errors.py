@@ -12,3 +12,4 @@ class DataError(MicroSDCError, ValueError):
 # Tracebacks and reprs name the errors where users find them (``microsdc.DataError``).
 for _error in (MicroSDCError, DataError):
     _error.__module__ = "microsdc"
+del _error

@@ -39,3 +39,4 @@ class NoSolutionError(SolverError):
 for _error in (TabSDCError, InputError, AdditivityError, HierarchyError, RuleError,
                JJFormatError, SolverError, NoSolutionError):
     _error.__module__ = "tabsdc"
+del _error
