@@ -88,11 +88,16 @@ def improve_pattern(
     hops: int = REGION_HOPS,
     region_limit: float = REGION_SECONDS,
     max_regions: int | None = None,
+    witnesses: sp.sparray | None = None,
     seed: int = 0,
 ) -> tuple[np.ndarray, NeighbourhoodStats]:
     """A protecting pattern no more costly than ``pattern`` (which protects every
     requirement of ``problem``), improved region by region until ``deadline``, or after
     ``max_regions`` regions, or when no region improves it (see the module docstring).
+
+    ``witnesses`` (cells x k, feasible deviations such as the hypercube method's) give the
+    certificates of the requirements they prove while their cells are hidden, without a
+    flow (:meth:`~tabsdc.suppression._attacker.Attacker.add_witnesses`).
 
     Regions are drawn with a generator seeded by ``seed`` (the same seed and the same
     solver times give the same pattern); a region whose solve kept the pattern is not drawn
@@ -103,6 +108,7 @@ def improve_pattern(
     pattern = pattern | problem.fixed_on
     start_cost = current = float(cost @ (pattern & ~problem.fixed_on))
     attacker = problem.attacker(deadline, extra_hops=1)
+    attacker.add_witnesses(witnesses)
     certificates = _certify(attacker, reqs, pattern, range(len(reqs)), deadline)
     rng = np.random.default_rng(seed)
     tried = np.zeros(len(cost), dtype=bool)  # centres whose region kept the pattern
