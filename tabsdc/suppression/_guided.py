@@ -92,14 +92,17 @@ def guided_pattern(
     labels: Callable[[int], str],
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
-) -> np.ndarray | None:
+) -> tuple[np.ndarray, dict[int, list[np.ndarray]]] | None:
     """A protecting pattern containing ``start``: every requirement routed at the guided
     costs, then the ``removable`` cells no requirement needs published again, most
-    expensive first. None when ``deadline`` expires before every requirement is routed
-    (the clean-up is cut short instead: each of its steps keeps the pattern protecting)."""
+    expensive first; and the certificates of every requirement under it (by position in
+    ``reqs``, as :func:`~tabsdc.suppression._heuristic.heuristic_pattern` gives them). None
+    when ``deadline`` expires before every requirement is routed (the clean-up is cut
+    short instead: each of its steps keeps the pattern protecting)."""
     pattern, certificates, complete = heuristic_pattern(
         reqs, attacker, router, guided_costs(cost, relaxation), start, labels, progress,
         deadline)
     if not complete:
         return None
-    return clean_up(reqs, attacker, cost, pattern, removable, certificates, progress, deadline)
+    return clean_up(reqs, attacker, cost, pattern, removable, certificates, progress,
+                    deadline), certificates

@@ -182,7 +182,8 @@ def clean_up(
     """Publish again every removable suppressed cell that no requirement needs.
 
     Every step keeps the pattern protecting, so when ``deadline`` expires the pass stops
-    and the pattern so far is returned.
+    and the pattern so far is returned. ``certificates`` is updated in place: afterwards it
+    holds certificates of every requirement under the returned pattern.
 
     On large tables only local attacks are tried (a cell stays unless a local attack still
     proves every requirement), which keeps each step small and is always safe.

@@ -111,20 +111,22 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     attacker.add_witnesses(witnesses)
     start = problem.fixed_on if kept is None else ruined(kept, problem.cost, removable)
     routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
-    pattern = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, routing),
-                             problem.cost, bound.relaxation, start, removable,
-                             problem.labels, progress, routing)
-    if pattern is None and kept is None:
+    routed = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, routing),
+                            problem.cost, bound.relaxation, start, removable,
+                            problem.labels, progress, routing)
+    if routed is None and kept is None:
         return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
                              bound=bound)
-    if pattern is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
+    pattern, certificates = routed or (kept, None)
+    if routed is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
         if progress is not None:
             progress("guided: " + ("no routed pattern within its share of the time limit"
-                                   if pattern is None else "the routed pattern costs more")
+                                   if routed is None else "the routed pattern costs more")
                      + ": the hypercube pattern is kept")
-        pattern = kept
+        pattern, certificates = kept, None
     improved, search = improve_pattern(
         problem, pattern, deadline, progress=progress, witnesses=witnesses,
+        certificates=certificates,
         max_regions=None if deadline.limited else REGIONS_WITHOUT_LIMIT)
     return MethodOutcome(improved, pattern_stats(problem, improved, deadline, attacker,
                                                  rounds=search.regions,
