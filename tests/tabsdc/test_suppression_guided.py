@@ -20,7 +20,9 @@ from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._flows import Requirement
 from tabsdc.suppression import choose_method, suppress
 from tests.conftest import examples
+from tests.tabsdc.test_insider import contributions, independent_insider_failures, survey
 from tests.tabsdc.test_suppression import random_tables
+from tests.tabsdc.test_suppression_limits import ticking
 
 
 def linprog_exposed(table: Table) -> list[int]:
@@ -131,3 +133,35 @@ def test_the_default_on_a_mid_size_table_returns_a_protecting_pattern_in_time():
     assert result.audit.protected
     hypercube = suppress(table, "hypercube", cost="value", time_limit=20)
     assert result.stats.objective <= hypercube.stats.objective + 1e-6
+
+
+def test_guided_on_a_ticking_clock_keeps_a_protecting_pattern_no_costlier_than_hypercubes():
+    # a clock moving one second per reading: this table's bound takes a fifth of the limit,
+    # the hypercube pattern about 70 readings, the routing 80, the clean-up 50, the search
+    # the rest (measured). At 250 s the routing is cut (the hypercube pattern is kept), at
+    # 350 s the clean-up and the search
+    frame, names, table = survey(11, 2, 25)
+    in_cell = contributions(frame, names, table)
+    hypercube = suppress(table, "hypercube", cost="value").stats.objective
+    costs = []
+    for seconds in (250, 350):
+        lines: list[str] = []
+        result = suppress(table, "guided", cost="value", time_limit=ticking(seconds),
+                          progress=lines.append)
+        assert result.status == "feasible" and result.stats.time_limited
+        assert result.passed and linprog_exposed(result.table) == []
+        assert independent_insider_failures(result.table, in_cell) == set()
+        assert result.stats.objective <= hypercube + 1e-6
+        costs.append(result.stats.objective)
+        cut = "routing" if seconds == 250 else "clean-up"
+        assert any(line.startswith(f"{cut}: ") and "time limit reached" in line
+                   for line in lines)
+    assert costs[0] == pytest.approx(hypercube)  # the routing was cut: hypercubes kept
+    assert costs[1] < 0.5 * hypercube  # routed from the ruined hypercube pattern
+
+
+def test_guided_gives_the_same_pattern_twice():
+    _, _, table = survey(3, 2, 25)
+    first = suppress(table, "guided", cost="count")
+    again = suppress(table, "guided", cost="count")
+    assert (first.suppressed == again.suppressed).all()
