@@ -46,6 +46,7 @@ from tabsdc._flows import Requirement
 from tabsdc._progress import Deadline
 from tabsdc.suppression._attacker import Attacker
 from tabsdc.suppression._heuristic import FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression._witness_proofs import Witnesses
 
 #: Share of a cell's cost a route pays for it however much the relaxation hides it (so that
 #: cells already suppressed stay the cheapest and ties go to the cheaper cell).
@@ -81,10 +82,44 @@ def guided_costs(cost: np.ndarray, relaxation: np.ndarray | None) -> np.ndarray:
     return cost * (1.0 - np.clip(relaxation, 0.0, 1.0) + FLOOR)
 
 
+class RestoringRouter:
+    """Routes from a ruined pattern: a flow within the requirement's neighbourhoods
+    (:meth:`FlowRouter.route` without the whole table), else the cells of the cheapest
+    witness that met the requirement in the pattern ``before`` the ruin (hidden again),
+    else the whole table's flow.
+
+    Parameters
+    ----------
+    router : FlowRouter
+    witnesses : Witnesses or None
+        Feasible deviations (None: the router's own routes only).
+    before : ndarray of bool
+        The pattern the witnesses were hidden in.
+    """
+
+    def __init__(self, router: FlowRouter, witnesses: Witnesses | None, before: np.ndarray):
+        self.router, self.witnesses, self.before = router, witnesses, before
+
+    def route(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+              ) -> np.ndarray | None:
+        """The cells to hide for ``req`` (None: no flow, or the deadline expired)."""
+        carries = self.router.route(req, cost, suppressed,
+                                    whole_table=self.witnesses is None)
+        if carries is not None or self.witnesses is None or self.router.deadline.expired:
+            return carries
+        found = [self.witnesses.cells(k) for k in self.witnesses.meeting(req, self.before)]
+        if not found:
+            return self.router.route(req, cost, suppressed)
+        added = [float(cost[cells] @ ~suppressed[cells]) for cells in found]
+        carries = np.zeros(len(cost), dtype=bool)
+        carries[found[int(np.argmin(added))]] = True
+        return carries
+
+
 def guided_pattern(
     reqs: Sequence[Requirement],
     attacker: Attacker,
-    router: FlowRouter,
+    router: FlowRouter | RestoringRouter,
     cost: np.ndarray,
     relaxation: np.ndarray | None,
     start: np.ndarray,
@@ -97,11 +132,13 @@ def guided_pattern(
     costs, then the ``removable`` cells no requirement needs published again, most
     expensive first; and the certificates of every requirement under it (by position in
     ``reqs``, as :func:`~tabsdc.suppression._heuristic.heuristic_pattern` gives them). None
-    when ``deadline`` expires before every requirement is routed (the clean-up is cut
-    short instead: each of its steps keeps the pattern protecting)."""
+    when ``deadline`` expires before every requirement is routed, or the routing's rate
+    says it will not be (:func:`~tabsdc.suppression._heuristic.hopeless`: the caller has a
+    pattern already and better uses for the time); the clean-up is cut short instead (each
+    of its steps keeps the pattern protecting)."""
     pattern, certificates, complete = heuristic_pattern(
         reqs, attacker, router, guided_costs(cost, relaxation), start, labels, progress,
-        deadline)
+        deadline, abandon=True)
     if not complete:
         return None
     return clean_up(reqs, attacker, cost, pattern, removable, certificates, progress,

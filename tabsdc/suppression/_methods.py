@@ -28,7 +28,7 @@ from __future__ import annotations
 from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
 from tabsdc.suppression._checks import failing_requirements
-from tabsdc.suppression._guided import guided_pattern, ruined
+from tabsdc.suppression._guided import RestoringRouter, guided_pattern, ruined
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import (
@@ -111,7 +111,9 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     attacker.add_witnesses(witnesses)
     start = problem.fixed_on if kept is None else ruined(kept, problem.cost, removable)
     routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
-    routed = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, routing),
+    router = RestoringRouter(problem.router(FlowRouter, routing), attacker.witnesses,
+                             problem.fixed_on if kept is None else kept)
+    routed = guided_pattern(problem.reqs, attacker, router,
                             problem.cost, bound.relaxation, start, removable,
                             problem.labels, progress, routing)
     if routed is None and kept is None:
@@ -120,7 +122,7 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     pattern, certificates = routed or (kept, None)
     if routed is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
         if progress is not None:
-            progress("guided: " + ("no routed pattern within its share of the time limit"
+            progress("guided: " + ("the routing stopped before its end"
                                    if routed is None else "the routed pattern costs more")
                      + ": the hypercube pattern is kept")
         pattern, certificates = kept, None
