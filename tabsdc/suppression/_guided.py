@@ -127,18 +127,20 @@ def guided_pattern(
     labels: Callable[[int], str],
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
+    *,
+    abandon: bool = False,
 ) -> tuple[np.ndarray, dict[int, list[np.ndarray]]] | None:
     """A protecting pattern containing ``start``: every requirement routed at the guided
     costs, then the ``removable`` cells no requirement needs published again, most
     expensive first; and the certificates of every requirement under it (by position in
     ``reqs``, as :func:`~tabsdc.suppression._heuristic.heuristic_pattern` gives them). None
-    when ``deadline`` expires before every requirement is routed, or the routing's rate
-    says it will not be (:func:`~tabsdc.suppression._heuristic.hopeless`: the caller has a
-    pattern already and better uses for the time); the clean-up is cut short instead (each
-    of its steps keeps the pattern protecting)."""
+    when ``deadline`` expires before every requirement is routed, or, with ``abandon``
+    (for a caller that holds a pattern already and has better uses for the time), when the
+    routing's rate says it will not be (:func:`~tabsdc.suppression._heuristic.hopeless`);
+    the clean-up is cut short instead (each of its steps keeps the pattern protecting)."""
     pattern, certificates, complete = heuristic_pattern(
         reqs, attacker, router, guided_costs(cost, relaxation), start, labels, progress,
-        deadline, abandon=True)
+        deadline, abandon=abandon)
     if not complete:
         return None
     return clean_up(reqs, attacker, cost, pattern, removable, certificates, progress,

@@ -115,7 +115,7 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
                              problem.fixed_on if kept is None else kept)
     routed = guided_pattern(problem.reqs, attacker, router,
                             problem.cost, bound.relaxation, start, removable,
-                            problem.labels, progress, routing)
+                            problem.labels, progress, routing, abandon=kept is not None)
     if routed is None and kept is None:
         return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
                              bound=bound)
