@@ -15,13 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+import tabsdc.suppression._heuristic as heuristic
 from tabsdc._progress import Deadline
+from tabsdc.suppression import suppress
+from tabsdc.suppression._guided import RestoringRouter, ruined
 from tabsdc.suppression._hypercube import hypercube_phases
 from tabsdc.suppression._neighbourhood import improve_pattern
 from tabsdc.suppression._problem import MethodOptions
 from tabsdc.suppression._witness_proofs import Witnesses
 from tests.conftest import examples
-from tests.tabsdc.test_insider import contributions, survey
+from tests.tabsdc.test_insider import contributions, independent_insider_failures, survey
+from tests.tabsdc.test_suppression_guided import linprog_exposed
 from tests.tabsdc.test_suppression_neighbourhood import check_search, problem_of
 
 
@@ -132,3 +136,38 @@ def test_the_search_is_the_same_with_and_without_the_witnesses_certificates(cost
         improved, stats = improve_pattern(problem, pattern, Deadline(None),
                                           witnesses=given_witnesses)
         check_search(frame, names, table, problem, pattern, improved, stats)
+
+
+def test_the_restoring_router_hides_again_the_cheapest_witness_where_no_neighbourhood_routes(
+        monkeypatch):
+    # every table routed locally, in neighbourhoods of the cell alone: no local flow, so
+    # the router falls back on the witnesses of the pattern before the ruin
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
+    monkeypatch.setattr(heuristic, "WIDER_HOPS", 0)
+    frame, names, table = survey(5, 2, 25)
+    problem, before, witnesses = hypercube_start(table, "value")
+    known = Witnesses(problem.table.A, witnesses, problem.down, problem.up)
+    flows = heuristic.FlowRouter(problem.table.A, problem.down, problem.up,
+                                 ~problem.fixed_off, hops=0)
+    router = RestoringRouter(flows, known, before)
+    removable = ~problem.fixed_on & ~problem.fixed_off
+    start = ruined(before, problem.cost, removable, share=1.0)  # every secondary published
+    restored = 0
+    for req in problem.reqs:
+        carries = router.route(req, problem.cost, start)
+        meeting = known.meeting(req, before)
+        if len(meeting) == 0:  # the whole table's flow
+            assert (carries == flows.route(req, problem.cost, start)).all()
+            continue
+        added = [problem.cost[known.cells(k)] @ ~start[known.cells(k)] for k in meeting]
+        assert np.flatnonzero(carries).tolist() == known.cells(
+            meeting[int(np.argmin(added))]).tolist()
+        assert linprog_reach(problem, start | carries, [], req.cell,
+                             req.direction) >= req.level * (1 - 1e-9)
+        restored += 1
+    assert restored > 0
+    # the guided method routed so stays protected against the independent attackers
+    result = suppress(table, "guided", cost="value")
+    assert linprog_exposed(result.table) == []
+    assert independent_insider_failures(result.table, contributions(frame, names, table)) \
+        == set()
