@@ -53,12 +53,16 @@ class Requirement:
 
 
 def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:
-    """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve."""
+    """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve.
+
+    Kept models are re-solved from their last basis (no presolve: see
+    :class:`~tabsdc.solver.HighsModel`)."""
     A = sp.csr_array(A)
     m, n = A.shape
     return HighsModel(LinearProgram(
         c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
-        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])))
+        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])),
+        presolve=False)
 
 
 def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,

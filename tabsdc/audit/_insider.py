@@ -26,7 +26,8 @@ cells. So:
 * a deviation known to be feasible that meets j's level and does not move c proves the pair:
   the checked witnesses of a large-table audit (:mod:`tabsdc.audit._witnesses`), then
   least-deviation flows (certificates, sparse: a cycle through j in a two-dimensional
-  table), within a few relations of j first on large blocks;
+  table), within a few relations of j first on large blocks, then in regions grown
+  around j (:data:`GROWN_CELLS`, doubling) before the whole block;
 * the respondents still open for j are those every certificate found so far moves; each
   gets its own flow with its cells fixed (:func:`insider_proofs`), which proves the pair or,
   solved over the whole block, refutes it exactly;
@@ -57,8 +58,16 @@ from tabsdc._flows import (
 from tabsdc._network import neighbourhood
 from tabsdc._progress import Deadline, Progress, ProgressReporter
 from tabsdc._respondents import Insiders
+from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
 from tabsdc.solver import HighsModel
+
+#: Cells of the first region grown around a cell (:meth:`~tabsdc.audit._block.Block.grown`)
+#: when its neighbourhood holds no certificate; each next region is twice as large, up to
+#: the cell's block (then the block's kept model, which also refutes). Flows through a
+#: hierarchy's subtotals run six or seven relations from their cell, where a neighbourhood
+#: holds thousands of cells; a grown region holds such a flow in a few thousand.
+GROWN_CELLS = 1024
 
 
 def insider_proofs(
@@ -442,6 +451,7 @@ class _Certificates:
         self.by_column = sp.csc_array(attack.A_hidden)
         self.by_row = sp.csr_array(attack.A_hidden)
         self.sizes = np.bincount(attack.component, minlength=attack.n_components)
+        self.region = Block(self.by_row, attack.rhs, attack.slack, attack.lb, attack.ub, a)
         # the blocks each respondent's hidden cells lie in
         known = hidden[insiders.group[hidden] >= 0]
         pairs = np.unique(np.column_stack([insiders.group[known], self.component[known]]),
@@ -484,13 +494,15 @@ class _Certificates:
         fixed = fixed[fixed >= 0]
         in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()))
         block = int(self.component[req.cell])
-        found = None
+        found, tried = None, 0
         if self.local or self.sizes[block] > LOCAL_ABOVE:
             near = neighbourhood(self.by_column, self.by_row, p, self.hops)
-            self.n_solves += 1
-            found = local_deviation(self.by_column, near, in_block, self.up[near],
-                                    self.down[near], self.insiders.weights(hidden[near]),
-                                    self.deadline.solver_limit())
+            found, tried = self._local(in_block, near), len(near)
+        size = GROWN_CELLS
+        while found is None and size < self.sizes[block] and not self.deadline.expired:
+            if size > tried:
+                found = self._local(in_block, self.region.grown(np.array([p]), size))
+            size *= 2
         if found is None:
             members, model = self._model(block)
             i = int(np.searchsorted(members, p))
@@ -507,6 +519,15 @@ class _Certificates:
         cells = self.attack.hidden_cells[found[0]]
         self.known.add(cells, found[1])
         return cells
+
+    def _local(self, req: Requirement, cells: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+        """:func:`~tabsdc._flows.local_deviation` on the hidden positions ``cells``."""
+        self.n_solves += 1
+        hidden = self.attack.hidden_cells
+        return local_deviation(self.by_column, cells, req, self.up[cells], self.down[cells],
+                               self.insiders.weights(hidden[cells]),
+                               self.deadline.solver_limit())
 
     def _model(self, block: int) -> tuple[np.ndarray, HighsModel]:
         if block not in self._models:

@@ -21,7 +21,8 @@ from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._datasets import load_business_survey
 from tabsdc._progress import Deadline
-from tabsdc.audit import audit, insider_attack
+from tabsdc.audit import _insider, audit, insider_attack
+from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
 from tabsdc.suppression import suppress
 
@@ -153,6 +154,32 @@ def test_the_audit_agrees_with_an_independent_insider_attacker(seed, dims, extra
     assert result.insider is not None and result.insider.complete
     assert audit_failures(result, frame, names) == expected
     assert result.protected == (not expected and bool(result.frame["protected"].all()))
+
+
+@pytest.mark.parametrize(("seed", "dims", "extra"), [(11, 2, 0.0), (7, 2, 0.2), (5, 3, 0.1)])
+def test_certificates_in_grown_regions_agree_with_the_independent_attacker(
+        monkeypatch, seed, dims, extra):
+    # every neighbourhood holds the cell alone and regions start at two cells, so the
+    # certificates come from regions grown around the cell (or the whole block, which
+    # refutes); the verdicts must not change
+    frame, names, table = survey(seed, dims, records(dims))
+    pattern = suppress(table, "heuristic", singletons=False).suppressed.copy()
+    rng = np.random.default_rng(seed)
+    pattern |= (rng.random(table.n_cells) < extra) & (table.cells["status"] != "z").to_numpy()
+    status = np.where(pattern & (table.cells["status"] != "u"), "m", table.cells["status"])
+    published = table.with_columns(status=status)
+    grown = []
+    monkeypatch.setattr(_insider, "neighbourhood", lambda by_column, by_row, cell, hops:
+                        np.array([cell]))
+    monkeypatch.setattr(_insider, "LOCAL_ABOVE", 0)
+    monkeypatch.setattr(_insider, "GROWN_CELLS", 2)
+    real_grown = Block.grown
+    monkeypatch.setattr(Block, "grown", lambda self, seeds, size: grown.append(size)
+                        or real_grown(self, seeds, size))
+    result = audit(published)
+    expected = independent_insider_failures(published, contributions(frame, names, published))
+    assert grown and result.insider.complete
+    assert audit_failures(result, frame, names) == expected
 
 
 @pytest.mark.slow
