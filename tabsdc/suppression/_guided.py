@@ -23,7 +23,7 @@ only the requirements those cells served are routed afresh, through the cells st
 Stamm-Wilbrandt and Dueck (*Journal of Computational Physics* 159, 2000). On ``4d_5k``,
 cost = value, publishing the tenth most expensive of its 2,271 secondaries (78 % of its
 cost) and routing again takes about 50 s and leaves a quarter of the hypercube pattern's
-cost; routing every requirement from nothing takes five times as long for 10 % less
+cost; routing every requirement from nothing takes five times as long for 13 % less
 (``docs/performance.md``).
 
 Examples
