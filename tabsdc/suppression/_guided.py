@@ -54,6 +54,10 @@ FLOOR = 0.01
 #: Share of a starting pattern's secondaries, the most expensive, published again before
 #: the routing (:func:`ruined`).
 RUIN_SHARE = 0.1
+#: Seconds a whole table's flow may take before :class:`RestoringRouter` hides a witness
+#: again instead (on ``4d_20k`` they took 1.6-25 s each; restoring a hypercube keeps its
+#: costly corners, so it is for tables where the LP is slow: ``docs/performance.md``).
+WHOLE_TABLE_SECONDS = 2.0
 
 
 def ruined(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,
@@ -84,9 +88,10 @@ def guided_costs(cost: np.ndarray, relaxation: np.ndarray | None) -> np.ndarray:
 
 class RestoringRouter:
     """Routes from a ruined pattern: a flow within the requirement's neighbourhoods
-    (:meth:`FlowRouter.route` without the whole table), else the cells of the cheapest
-    witness that met the requirement in the pattern ``before`` the ruin (hidden again),
-    else the whole table's flow.
+    (:meth:`FlowRouter.route` without the whole table), else the whole table's flow while
+    those take at most ``WHOLE_TABLE_SECONDS`` each (under a time limit; always without
+    one), else the cells of the cheapest witness that met the requirement in the pattern
+    ``before`` the ruin (hidden again), else the whole table's flow.
 
     Parameters
     ----------
@@ -99,17 +104,25 @@ class RestoringRouter:
 
     def __init__(self, router: FlowRouter, witnesses: Witnesses | None, before: np.ndarray):
         self.router, self.witnesses, self.before = router, witnesses, before
+        self.slowest = 0.0  # seconds of the slowest whole table's flow so far
 
     def route(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
               ) -> np.ndarray | None:
         """The cells to hide for ``req`` (None: no flow, or the deadline expired)."""
-        carries = self.router.route(req, cost, suppressed,
-                                    whole_table=self.witnesses is None)
-        if carries is not None or self.witnesses is None or self.router.deadline.expired:
+        if self.witnesses is None or not self.router.local:
+            return self.router.route(req, cost, suppressed)
+        carries = self.router.route(req, cost, suppressed, whole_table=False)
+        deadline = self.router.deadline
+        if carries is not None or deadline.expired:
+            return carries
+        if not deadline.limited or self.slowest <= WHOLE_TABLE_SECONDS:
+            started = deadline.clock()
+            carries = self.router.route_whole(req, cost, suppressed)
+            self.slowest = max(self.slowest, deadline.clock() - started)
             return carries
         found = [self.witnesses.cells(k) for k in self.witnesses.meeting(req, self.before)]
         if not found:
-            return self.router.route(req, cost, suppressed)
+            return self.router.route_whole(req, cost, suppressed)
         added = [float(cost[cells] @ ~suppressed[cells]) for cells in found]
         carries = np.zeros(len(cost), dtype=bool)
         carries[found[int(np.argmin(added))]] = True

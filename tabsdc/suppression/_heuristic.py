@@ -112,6 +112,13 @@ class FlowRouter:
                     return None
             if not whole_table:
                 return None
+        return self.route_whole(req, cost, suppressed)
+
+    def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+                    ) -> np.ndarray | None:
+        """:meth:`route` over the whole table's LP alone."""
+        scale = max(float(np.max(cost, initial=0.0)), 1.0)
+        w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         i = req.cell
         fixed = np.asarray(req.fixed, dtype=np.int64)
         moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),

@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+import tabsdc.suppression._guided as guided
 import tabsdc.suppression._heuristic as heuristic
 from tabsdc._progress import Deadline
 from tabsdc.suppression import suppress
-from tabsdc.suppression._guided import RestoringRouter, ruined
+from tabsdc.suppression._guided import ruined
 from tabsdc.suppression._hypercube import hypercube_phases
 from tabsdc.suppression._neighbourhood import improve_pattern
 from tabsdc.suppression._problem import MethodOptions
@@ -140,24 +141,34 @@ def test_the_search_is_the_same_with_and_without_the_witnesses_certificates(cost
 
 def test_the_restoring_router_hides_again_the_cheapest_witness_where_no_neighbourhood_routes(
         monkeypatch):
-    # every table routed locally, in neighbourhoods of the cell alone: no local flow, so
-    # the router falls back on the witnesses of the pattern before the ruin
+    # every table routed locally, in neighbourhoods of the cell alone (no local flow), and
+    # the whole table's LP counted as slow at once: the router falls back on the witnesses
+    # of the pattern before the ruin (under a time limit; without one, the whole table's)
     monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
     monkeypatch.setattr(heuristic, "WIDER_HOPS", 0)
+    monkeypatch.setattr(guided, "WHOLE_TABLE_SECONDS", -1.0)
     frame, names, table = survey(5, 2, 25)
     problem, before, witnesses = hypercube_start(table, "value")
     known = Witnesses(problem.table.A, witnesses, problem.down, problem.up)
-    flows = heuristic.FlowRouter(problem.table.A, problem.down, problem.up,
-                                 ~problem.fixed_off, hops=0)
-    router = RestoringRouter(flows, known, before)
     removable = ~problem.fixed_on & ~problem.fixed_off
     start = ruined(before, problem.cost, removable, share=1.0)  # every secondary published
+    flows = heuristic.FlowRouter(problem.table.A, problem.down, problem.up,
+                                 ~problem.fixed_off, Deadline(10**6), hops=0)
+    unlimited = guided.RestoringRouter(heuristic.FlowRouter(
+        problem.table.A, problem.down, problem.up, ~problem.fixed_off, hops=0), known, before)
     restored = 0
     for req in problem.reqs:
-        carries = router.route(req, problem.cost, start)
+        router = guided.RestoringRouter(flows, known, before)
+        for routed in (router.route(req, problem.cost, start),  # the whole table's, timed
+                       unlimited.route(req, problem.cost, start)):
+            assert linprog_reach(problem, start | routed, [], req.cell,
+                                 req.direction) >= req.level * (1 - 1e-9)
+        assert router.slowest >= 0 > guided.WHOLE_TABLE_SECONDS
+        carries = router.route(req, problem.cost, start)  # now counted as slow
         meeting = known.meeting(req, before)
-        if len(meeting) == 0:  # the whole table's flow
-            assert (carries == flows.route(req, problem.cost, start)).all()
+        if len(meeting) == 0:  # the whole table's flow again
+            assert linprog_reach(problem, start | carries, [], req.cell,
+                                 req.direction) >= req.level * (1 - 1e-9)
             continue
         added = [problem.cost[known.cells(k)] @ ~start[known.cells(k)] for k in meeting]
         assert np.flatnonzero(carries).tolist() == known.cells(
@@ -167,7 +178,7 @@ def test_the_restoring_router_hides_again_the_cheapest_witness_where_no_neighbou
         restored += 1
     assert restored > 0
     # the guided method routed so stays protected against the independent attackers
-    result = suppress(table, "guided", cost="value")
+    result = suppress(table, "guided", cost="value", time_limit=600)
     assert linprog_exposed(result.table) == []
     assert independent_insider_failures(result.table, contributions(frame, names, table)) \
         == set()
