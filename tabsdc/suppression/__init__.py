@@ -95,7 +95,8 @@ def choose_method(table: Table) -> tuple[str, str]:
     the hypercube method protects it in under a minute; ``docs/large-tables.md``). Otherwise the
     guided method (any linear table; the hypercube pattern first where the table has
     dimensions, so a time limit still gives a pattern, then routing steered by the lower
-    bound's LP relaxation, :mod:`tabsdc.suppression._guided`, kept when cheaper).
+    bound's LP relaxation from it with its most expensive secondaries published again,
+    :mod:`tabsdc.suppression._guided`, kept when cheaper; then the neighbourhood search).
 
     Examples
     --------

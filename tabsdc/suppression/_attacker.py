@@ -29,7 +29,6 @@ pattern that protects the cell against that respondent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,9 +48,8 @@ from tabsdc._progress import Deadline
 from tabsdc._respondents import Insiders
 from tabsdc.audit._insider import KnownDeviations, insider_proofs
 from tabsdc.solver import HighsModel, LinearProgram
+from tabsdc.suppression._witness_proofs import Witnesses
 
-if TYPE_CHECKING:
-    pass
 
 def requirements(primary: np.ndarray, lpl: np.ndarray, upl: np.ndarray) -> list[Requirement]:
     """The protection requirements of the primary cells (levels > 0 only)."""
@@ -109,7 +107,16 @@ class Attacker:
         # the certificates found, stretched: they prove other requirements while every
         # cell they move stays hidden (binary patterns only)
         self.known = None if insiders is None else KnownDeviations(insiders, self.U, self.L)
+        self.witnesses: Witnesses | None = None
         self.set_pattern(np.zeros(self.n, dtype=bool))
+
+    def add_witnesses(self, deviations: sp.sparray | None) -> None:
+        """Deviations known to be feasible (cells x k, e.g. the hypercube method's
+        witnesses): :meth:`proof` reads a requirement's certificates off those whose cells
+        are all hidden before it solves a flow (:class:`~tabsdc.suppression._witness_proofs.
+        Witnesses`; binary patterns only)."""
+        self.witnesses = (None if deviations is None
+                          else Witnesses(self.A, deviations, self.L, self.U))
 
     def set_pattern(self, suppressed: np.ndarray) -> None:
         """Cells with ``suppressed`` True may move within their capacities; others are fixed.
@@ -225,9 +232,10 @@ class Attacker:
         of :attr:`insiders` (:func:`tabsdc.audit.insider_proofs`; local ones only on large
         tables): their cells, one array each, or None and the scenario that has none.
 
-        ``known``: certificates of ``req`` still valid (every cell they move hidden); only
-        the respondents all of them, and every stretched certificate found before that
-        meets ``req`` (:class:`~tabsdc.audit._insider.KnownDeviations`), move get new ones.
+        ``known``: certificates of ``req`` still valid (every cell they move hidden); without
+        them, the witnesses of :meth:`add_witnesses` that meet ``req``. Only the respondents
+        all of them, and every stretched certificate found before that meets ``req``
+        (:class:`~tabsdc.audit._insider.KnownDeviations`), move get new ones.
         ``route(r)``, when given, is asked for a scenario without a certificate: it extends
         the pattern (and this attacker's, :meth:`set_pattern`) and returns the cells of
         the flow it routed, or None."""
@@ -236,6 +244,8 @@ class Attacker:
             return found if found is not None or route is None else route(scenario)
 
         known = list(known or [])
+        if not known and self.witnesses is not None and self._binary:
+            known = self.witnesses.family(req, self._weight > 0.5, self.insiders)
         suspects = self._suspects(req, known)
         proofs, failed = insider_proofs(req, self.insiders, prove, suspects=suspects,
                                         stop_at_failure=True)

@@ -16,6 +16,16 @@ their true cost, every secondary no requirement needs. This is the LP-rounding i
 Fischetti and Salazar's heuristic (section 5: the relaxation's values steer which cells a
 repair picks) with the routing as the repair.
 
+The routing starts from a pattern: the hypercube pattern with its most expensive
+secondaries published again (:func:`ruined`, the share ``RUIN_SHARE`` of them), so that
+only the requirements those cells served are routed afresh, through the cells still hidden
+(they cost almost nothing to a route): the *ruin and recreate* of Schrimpf, Schneider,
+Stamm-Wilbrandt and Dueck (*Journal of Computational Physics* 159, 2000). On ``4d_5k``,
+cost = value, publishing the tenth most expensive of its 2,271 secondaries (78 % of its
+cost) and routing again takes about 50 s and leaves a quarter of the hypercube pattern's
+cost; routing every requirement from nothing takes five times as long for 13 % less
+(``docs/performance.md``).
+
 Examples
 --------
 A cell the relaxation hides costs a hundredth of its cost; one it leaves published its
@@ -36,10 +46,36 @@ from tabsdc._flows import Requirement
 from tabsdc._progress import Deadline
 from tabsdc.suppression._attacker import Attacker
 from tabsdc.suppression._heuristic import FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression._witness_proofs import Witnesses
 
 #: Share of a cell's cost a route pays for it however much the relaxation hides it (so that
 #: cells already suppressed stay the cheapest and ties go to the cheaper cell).
 FLOOR = 0.01
+#: Share of a starting pattern's secondaries, the most expensive, published again before
+#: the routing (:func:`ruined`).
+RUIN_SHARE = 0.1
+#: Seconds a whole table's flow may take before :class:`RestoringRouter` hides a witness
+#: again instead (on ``4d_20k`` they took 1.6-25 s each; restoring a hypercube keeps its
+#: costly corners, so it is for tables where the LP is slow: ``docs/performance.md``).
+WHOLE_TABLE_SECONDS = 2.0
+
+
+def ruined(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,
+           share: float = RUIN_SHARE) -> np.ndarray:
+    """``pattern`` with the most expensive ``share`` of its ``removable`` cells published
+    (ties: the first cell first; at least one when it has any).
+
+    Examples
+    --------
+    >>> ruined(np.ones(5, dtype=bool), np.array([1.0, 5.0, 3.0, 5.0, 2.0]),
+    ...        np.array([True, True, True, False, True]), share=0.5).tolist()
+    [True, False, False, True, True]
+    """
+    cells = np.flatnonzero(pattern & removable)
+    cells = cells[np.argsort(-cost[cells], kind="stable")]
+    out = pattern.copy()
+    out[cells[:max(1, round(share * len(cells)))]] = False
+    return out
 
 
 def guided_costs(cost: np.ndarray, relaxation: np.ndarray | None) -> np.ndarray:
@@ -50,10 +86,53 @@ def guided_costs(cost: np.ndarray, relaxation: np.ndarray | None) -> np.ndarray:
     return cost * (1.0 - np.clip(relaxation, 0.0, 1.0) + FLOOR)
 
 
+class RestoringRouter:
+    """Routes from a ruined pattern: a flow within the requirement's neighbourhoods
+    (:meth:`FlowRouter.route` without the whole table), else the whole table's flow while
+    those take at most ``WHOLE_TABLE_SECONDS`` each (under a time limit; always without
+    one), else the cells of the cheapest witness that met the requirement in the pattern
+    ``before`` the ruin (hidden again), else the whole table's flow.
+
+    Parameters
+    ----------
+    router : FlowRouter
+    witnesses : Witnesses or None
+        Feasible deviations (None: the router's own routes only).
+    before : ndarray of bool
+        The pattern the witnesses were hidden in.
+    """
+
+    def __init__(self, router: FlowRouter, witnesses: Witnesses | None, before: np.ndarray):
+        self.router, self.witnesses, self.before = router, witnesses, before
+        self.slowest = 0.0  # seconds of the slowest whole table's flow so far
+
+    def route(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+              ) -> np.ndarray | None:
+        """The cells to hide for ``req`` (None: no flow, or the deadline expired)."""
+        if self.witnesses is None or not self.router.local:
+            return self.router.route(req, cost, suppressed)
+        carries = self.router.route(req, cost, suppressed, whole_table=False)
+        deadline = self.router.deadline
+        if carries is not None or deadline.expired:
+            return carries
+        if not deadline.limited or self.slowest <= WHOLE_TABLE_SECONDS:
+            started = deadline.clock()
+            carries = self.router.route_whole(req, cost, suppressed)
+            self.slowest = max(self.slowest, deadline.clock() - started)
+            return carries
+        found = [self.witnesses.cells(k) for k in self.witnesses.meeting(req, self.before)]
+        if not found:
+            return self.router.route_whole(req, cost, suppressed)
+        added = [float(cost[cells] @ ~suppressed[cells]) for cells in found]
+        carries = np.zeros(len(cost), dtype=bool)
+        carries[found[int(np.argmin(added))]] = True
+        return carries
+
+
 def guided_pattern(
     reqs: Sequence[Requirement],
     attacker: Attacker,
-    router: FlowRouter,
+    router: FlowRouter | RestoringRouter,
     cost: np.ndarray,
     relaxation: np.ndarray | None,
     start: np.ndarray,
@@ -61,14 +140,21 @@ def guided_pattern(
     labels: Callable[[int], str],
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
-) -> np.ndarray | None:
+    *,
+    abandon: bool = False,
+) -> tuple[np.ndarray, dict[int, list[np.ndarray]]] | None:
     """A protecting pattern containing ``start``: every requirement routed at the guided
     costs, then the ``removable`` cells no requirement needs published again, most
-    expensive first. None when ``deadline`` expires before every requirement is routed
-    (the clean-up is cut short instead: each of its steps keeps the pattern protecting)."""
+    expensive first; and the certificates of every requirement under it (by position in
+    ``reqs``, as :func:`~tabsdc.suppression._heuristic.heuristic_pattern` gives them). None
+    when ``deadline`` expires before every requirement is routed, or, with ``abandon``
+    (for a caller that holds a pattern already and has better uses for the time), when the
+    routing's rate says it will not be (:func:`~tabsdc.suppression._heuristic.hopeless`);
+    the clean-up is cut short instead (each of its steps keeps the pattern protecting)."""
     pattern, certificates, complete = heuristic_pattern(
         reqs, attacker, router, guided_costs(cost, relaxation), start, labels, progress,
-        deadline)
+        deadline, abandon=abandon)
     if not complete:
         return None
-    return clean_up(reqs, attacker, cost, pattern, removable, certificates, progress, deadline)
+    return clean_up(reqs, attacker, cost, pattern, removable, certificates, progress,
+                    deadline), certificates

@@ -25,6 +25,7 @@ certificates cannot be renewed without it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -34,7 +35,7 @@ import tabsdc.suppression._attacker as attacker_module
 from tabsdc._errors import InputError
 from tabsdc._flows import Requirement, flow_model, local_flow, solve_flow
 from tabsdc._network import neighbourhood
-from tabsdc._progress import Deadline, ProgressReporter
+from tabsdc._progress import Deadline, ProgressReporter, format_seconds
 from tabsdc._respondents import Insiders
 from tabsdc.suppression._attacker import Attacker
 
@@ -43,6 +44,15 @@ from tabsdc.suppression._attacker import Attacker
 #: relations hold 213,484 cells, whose LP takes minutes).
 WIDER_HOPS = 2
 WIDER_CELLS = 50_000
+#: A routing that may be abandoned (``heuristic_pattern(abandon=True)``: the guided method,
+#: which holds a pattern already) stops once ``ABANDON_AFTER`` of its time has passed if,
+#: at its rate so far, the requirements left would take more than ``ABANDON_FACTOR`` times
+#: the time left. Routing speeds up as the pattern fills (on ``4d_5k``, cost = value, from
+#: 10 to 60 requirements per second; a quarter into its 47 s it foresaw 50 s for 35 s left,
+#: and finished in 33 s), so the factor is generous; on ``4d_20k`` it ran at 7-12 per
+#: second throughout, 11,720 requirements for two minutes (``docs/performance.md``).
+ABANDON_AFTER = 0.25
+ABANDON_FACTOR = 4.0
 
 
 class FlowRouter:
@@ -73,12 +83,14 @@ class FlowRouter:
         self.model = flow_model(self.by_row, self.up, self.down)
 
     def route(
-        self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+        self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray, *,
+        whole_table: bool = True,
     ) -> np.ndarray | None:
         """Cells carrying the cheapest deviation of ``req.level`` through ``req.cell``,
         the requirement's ``fixed`` cells held at zero (None when no such flow exists, or
         when the deadline has expired: building a neighbourhood's model alone can take
-        seconds on a large table)."""
+        seconds on a large table). ``whole_table=False``: on a table routed locally, None
+        when no neighbourhood holds a flow (the whole table's LP is not solved)."""
         if self.deadline.expired:
             return None
         scale = max(float(np.max(cost, initial=0.0)), 1.0)
@@ -98,6 +110,15 @@ class FlowRouter:
                     return carries
                 if self.deadline.expired:  # HiGHS sets up the whole table's LP for a second
                     return None
+            if not whole_table:
+                return None
+        return self.route_whole(req, cost, suppressed)
+
+    def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
+                    ) -> np.ndarray | None:
+        """:meth:`route` over the whole table's LP alone."""
+        scale = max(float(np.max(cost, initial=0.0)), 1.0)
+        w = np.where(suppressed, 1e-6 * scale, cost) / req.level
         i = req.cell
         fixed = np.asarray(req.fixed, dtype=np.int64)
         moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
@@ -115,6 +136,8 @@ def heuristic_pattern(
     labels: Callable[[int], str],
     progress: Callable[[str], None] | None = None,
     deadline: Deadline | None = None,
+    *,
+    abandon: bool = False,
 ) -> tuple[np.ndarray, dict[int, list[np.ndarray]], bool]:
     """Extend ``suppressed`` until every requirement holds.
 
@@ -122,8 +145,9 @@ def heuristic_pattern(
     least-deviation attacks that certify it (one array each: against the outside intruder
     and, with respondents, those that prove it against each of them,
     :meth:`~tabsdc.suppression._attacker.Attacker.proof`), and whether every requirement was
-    routed (False: ``deadline`` expired first, and the pattern protects only the
-    requirements with certificates).
+    routed (False: ``deadline`` expired first, or with ``abandon`` its rate said it would
+    not finish in time (:func:`hopeless`), and the pattern protects only the requirements
+    with certificates).
     """
     suppressed = suppressed.copy()
     certificates: dict[int, list[np.ndarray]] = {}
@@ -143,6 +167,9 @@ def heuristic_pattern(
         if deadline is not None and deadline.expired:
             reporter.finish(done, deadline.why)
             return suppressed, certificates, False
+        if abandon and deadline is not None and (why := hopeless(done, len(order), deadline)):
+            reporter.finish(done, why)
+            return suppressed, certificates, False
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         # (on large tables certificates are sought locally: routing makes sure)
         proof, failed = attacker.proof(reqs[k], route)
@@ -154,6 +181,30 @@ def heuristic_pattern(
         certificates[k] = proof
     reporter.finish(len(order), f"{int(suppressed.sum()):,} cells suppressed")
     return suppressed, certificates, True
+
+
+def hopeless(done: int, total: int, deadline: Deadline) -> str | None:
+    """Why a routing that has routed ``done`` of ``total`` requirements within
+    ``deadline`` will not finish in it (see :data:`ABANDON_FACTOR`), or None.
+
+    Examples
+    --------
+    >>> from tabsdc._progress import Deadline
+    >>> clock = iter([0.0, 30.0, 30.0, 30.0]).__next__
+    >>> hopeless(250, 11_720, Deadline(120.0, clock=clock))
+    'abandoned: at 8.33/s, 11,470 requirements left would take 22 min 56 s (1 min 30 s left)'
+    """
+    if not deadline.limited:
+        return None
+    elapsed, left = deadline.elapsed(), deadline.remaining()
+    if elapsed < ABANDON_AFTER * deadline.seconds:
+        return None
+    rate = done / elapsed if elapsed > 0 else 0.0
+    need = (total - done) / rate if rate > 0 else math.inf
+    if need <= ABANDON_FACTOR * left:
+        return None
+    return (f"abandoned: at {rate:.3g}/s, {total - done:,} requirements left would take "
+            f"{format_seconds(need)} ({format_seconds(left)} left)")
 
 
 def _unprotectable(req: Requirement, labels: Callable[[int], str],
@@ -182,7 +233,8 @@ def clean_up(
     """Publish again every removable suppressed cell that no requirement needs.
 
     Every step keeps the pattern protecting, so when ``deadline`` expires the pass stops
-    and the pattern so far is returned.
+    and the pattern so far is returned. ``certificates`` is updated in place: afterwards it
+    holds certificates of every requirement under the returned pattern.
 
     On large tables only local attacks are tried (a cell stays unless a local attack still
     proves every requirement), which keeps each step small and is always safe.

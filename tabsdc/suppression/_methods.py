@@ -5,10 +5,11 @@ Every method is ``method(problem, options) -> MethodOutcome``
 :data:`METHOD_FUNCTIONS` by name:
 
 * ``"optimal"``: the cut loop (:func:`tabsdc.suppression._optimal.optimal_pattern`);
-* ``"guided"``: the hypercube pattern (on tables with dimensions), then routing at costs
-  lowered by the lower bound's LP relaxation and clean-up
-  (:func:`tabsdc.suppression._guided.guided_pattern`); the cheaper of the two, improved
-  region by region (:func:`tabsdc.suppression._neighbourhood.improve_pattern`);
+* ``"guided"``: the hypercube pattern (on tables with dimensions), then, from it with its
+  most expensive secondaries published again, routing at costs lowered by the lower
+  bound's LP relaxation and clean-up (:func:`tabsdc.suppression._guided.guided_pattern`);
+  the cheaper of the two, improved region by region
+  (:func:`tabsdc.suppression._neighbourhood.improve_pattern`);
 * ``"heuristic"``, ``"network"``: routing of every requirement from the given pattern,
   then clean-up, with the flow LP or the table's network as the router;
 * ``"modular"``: the sub-tables protected wave by wave with the optimal method, each
@@ -27,7 +28,7 @@ from __future__ import annotations
 from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
 from tabsdc.suppression._checks import failing_requirements
-from tabsdc.suppression._guided import guided_pattern
+from tabsdc.suppression._guided import RestoringRouter, guided_pattern, ruined
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import (
@@ -90,8 +91,11 @@ def _routing(problem: SuppressionProblem, options: MethodOptions, router: type
 
 def guided_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
     """The hypercube pattern first (on tables with dimensions: a pattern whatever the time
-    limit), then every requirement routed at costs lowered by the lower bound's LP
-    relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`) within
+    limit), then, from that pattern with its most expensive secondaries published again
+    (:func:`~tabsdc.suppression._guided.ruined`; from nothing on a table without
+    dimensions), every requirement routed at costs lowered by the lower bound's LP
+    relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`; the
+    hypercubes still hidden prove their requirements without a flow) within
     ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
     region (:func:`~tabsdc.suppression._neighbourhood.improve_pattern`) in the rest of the
     time (without a time limit: ``REGIONS_WITHOUT_LIMIT`` regions at most, so that the
@@ -100,32 +104,37 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     deadline, progress = options.deadline, options.progress
     bound = certified_bound(problem, options)
     fallback = hypercube_phases(problem, options, bound) if problem.table.dims else None
-    attacker = problem.attacker(deadline)
-    routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
-    pattern = guided_pattern(problem.reqs, attacker, problem.router(FlowRouter, routing),
-                             problem.cost, bound.relaxation, problem.fixed_on,
-                             ~problem.fixed_on & ~problem.fixed_off, problem.labels, progress,
-                             routing)
     kept = None if fallback is None else fallback.pattern
-    if pattern is None and kept is None:
+    witnesses = None if fallback is None else fallback.witnesses
+    removable = ~problem.fixed_on & ~problem.fixed_off
+    attacker = problem.attacker(deadline)
+    attacker.add_witnesses(witnesses)
+    start = problem.fixed_on if kept is None else ruined(kept, problem.cost, removable)
+    routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
+    router = RestoringRouter(problem.router(FlowRouter, routing), attacker.witnesses,
+                             problem.fixed_on if kept is None else kept)
+    routed = guided_pattern(problem.reqs, attacker, router,
+                            problem.cost, bound.relaxation, start, removable,
+                            problem.labels, progress, routing, abandon=kept is not None)
+    if routed is None and kept is None:
         return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
                              bound=bound)
-    if pattern is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
+    pattern, certificates = routed or (kept, None)
+    if routed is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
         if progress is not None:
-            progress("guided: " + ("no routed pattern within its share of the time limit"
-                                   if pattern is None else "the routed pattern costs more")
+            progress("guided: " + ("the routing stopped before its end"
+                                   if routed is None else "the routed pattern costs more")
                      + ": the hypercube pattern is kept")
-        pattern = kept
+        pattern, certificates = kept, None
     improved, search = improve_pattern(
-        problem, pattern, deadline, progress=progress,
+        problem, pattern, deadline, progress=progress, witnesses=witnesses,
+        certificates=certificates,
         max_regions=None if deadline.limited else REGIONS_WITHOUT_LIMIT)
-    witnesses = None
-    if pattern is kept and fallback is not None and fallback.witnesses is not None:
-        witnesses = kept_witnesses(fallback.witnesses, improved)
     return MethodOutcome(improved, pattern_stats(problem, improved, deadline, attacker,
                                                  rounds=search.regions,
                                                  time_limited=routing.hit),
-                         witnesses=witnesses, bound=bound)
+                         witnesses=None if witnesses is None
+                         else kept_witnesses(witnesses, improved), bound=bound)
 
 
 def heuristic_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:

@@ -1,7 +1,8 @@
 """Large-neighbourhood search: a protecting pattern made cheaper one region at a time.
 
 Start from a protecting pattern ``P``. Repeatedly choose a region ``R`` (the cells within
-``hops`` relations of a secondary, drawn with probability proportional to its cost), free
+``hops`` relations of a secondary, the most expensive one not tried yet: ties drawn at
+random), free
 its secondaries and let its published cells be suppressed, while every cell outside ``R``
 keeps its status (hidden stays hidden, published stays published), and solve that
 sub-problem exactly: the optimal method's master MILP with capacity cuts
@@ -88,22 +89,37 @@ def improve_pattern(
     hops: int = REGION_HOPS,
     region_limit: float = REGION_SECONDS,
     max_regions: int | None = None,
+    witnesses: sp.sparray | None = None,
+    certificates: dict[int, list[np.ndarray]] | None = None,
     seed: int = 0,
 ) -> tuple[np.ndarray, NeighbourhoodStats]:
     """A protecting pattern no more costly than ``pattern`` (which protects every
     requirement of ``problem``), improved region by region until ``deadline``, or after
     ``max_regions`` regions, or when no region improves it (see the module docstring).
 
-    Regions are drawn with a generator seeded by ``seed`` (the same seed and the same
-    solver times give the same pattern); a region whose solve kept the pattern is not drawn
-    again until another region changed it.
+    ``witnesses`` (cells x k, feasible deviations such as the hypercube method's) give the
+    certificates of the requirements they prove while their cells are hidden, without a
+    flow (:meth:`~tabsdc.suppression._attacker.Attacker.add_witnesses`); ``certificates``
+    (by position in ``problem.reqs``, each a list of the cells of attacks proving it under
+    ``pattern``, as the routing's clean-up leaves them) spare the search proving them
+    again.
+
+    Regions are centred on the most expensive secondary first (where a pattern loses most:
+    the grand total and the large marginals under cost = value), ties drawn with a
+    generator seeded by ``seed`` (the same seed and the same solver times give the same
+    pattern); a region whose solve kept the pattern is not drawn again until another region
+    changed it.
     """
     cost, reqs = problem.cost, problem.reqs
     removable = ~problem.fixed_on & ~problem.fixed_off
     pattern = pattern | problem.fixed_on
     start_cost = current = float(cost @ (pattern & ~problem.fixed_on))
     attacker = problem.attacker(deadline, extra_hops=1)
-    certificates = _certify(attacker, reqs, pattern, range(len(reqs)), deadline)
+    attacker.add_witnesses(witnesses)
+    if certificates is None:
+        certificates = _certify(attacker, reqs, pattern, range(len(reqs)), deadline)
+    else:
+        certificates = dict(certificates)
     rng = np.random.default_rng(seed)
     tried = np.zeros(len(cost), dtype=bool)  # centres whose region kept the pattern
     regions = improved = 0
@@ -112,7 +128,8 @@ def improve_pattern(
         candidates = np.flatnonzero(pattern & removable & ~tried & (cost > 0))
         if len(candidates) == 0:
             break
-        centre = int(rng.choice(candidates, p=cost[candidates] / cost[candidates].sum()))
+        top = candidates[cost[candidates] >= cost[candidates].max() * (1 - 1e-9)]
+        centre = int(rng.choice(top))
         free = np.zeros(len(cost), dtype=bool)
         free[region(problem.table.A, [centre], hops=hops)] = True
         free &= removable

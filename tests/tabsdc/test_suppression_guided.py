@@ -18,9 +18,12 @@ from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._bounds import capacities
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._flows import Requirement
+from tabsdc._progress import Deadline
 from tabsdc.suppression import choose_method, suppress
 from tests.conftest import examples
+from tests.tabsdc.test_insider import contributions, independent_insider_failures, survey
 from tests.tabsdc.test_suppression import random_tables
+from tests.tabsdc.test_suppression_limits import ticking
 
 
 def linprog_exposed(table: Table) -> list[int]:
@@ -131,3 +134,55 @@ def test_the_default_on_a_mid_size_table_returns_a_protecting_pattern_in_time():
     assert result.audit.protected
     hypercube = suppress(table, "hypercube", cost="value", time_limit=20)
     assert result.stats.objective <= hypercube.stats.objective + 1e-6
+
+
+def test_guided_on_a_ticking_clock_keeps_a_protecting_pattern_no_costlier_than_hypercubes():
+    # a clock moving one second per reading: this table's bound takes a fifth of the limit,
+    # the hypercube pattern about 70 readings, the routing 240, the clean-up 50, the search
+    # the rest (measured). At 250 s the routing, too slow for its share, is abandoned (the
+    # hypercube pattern is kept); at 700 s it finishes and the clean-up is cut
+    frame, names, table = survey(11, 2, 25)
+    in_cell = contributions(frame, names, table)
+    hypercube = suppress(table, "hypercube", cost="value").stats.objective
+    costs = []
+    for seconds, cut, why in ((250, "routing", "abandoned"),
+                              (700, "clean-up", "time limit reached")):
+        lines: list[str] = []
+        result = suppress(table, "guided", cost="value", time_limit=ticking(seconds),
+                          progress=lines.append)
+        assert result.status == "feasible" and result.stats.time_limited
+        assert result.passed and linprog_exposed(result.table) == []
+        assert independent_insider_failures(result.table, in_cell) == set()
+        assert result.stats.objective <= hypercube + 1e-6
+        costs.append(result.stats.objective)
+        assert any(line.startswith(f"{cut}: ") and why in line for line in lines)
+    assert costs[0] == pytest.approx(hypercube)  # no routed pattern: hypercubes kept
+    assert costs[1] < 0.5 * hypercube  # routed from the ruined hypercube pattern
+
+
+def test_guided_gives_the_same_pattern_twice():
+    _, _, table = survey(3, 2, 25)
+    first = suppress(table, "guided", cost="count")
+    again = suppress(table, "guided", cost="count")
+    assert (first.suppressed == again.suppressed).all()
+
+
+def test_a_routing_that_will_not_finish_in_its_time_is_abandoned_when_allowed():
+    # a clock standing at 30 s of 100 after its start: a quarter has passed and nothing is
+    # routed yet, so at that rate the routing never finishes
+    from tests.tabsdc.test_suppression_neighbourhood import problem_of  # it imports this module
+
+    _, _, table = survey(11, 2, 25)
+    problem = problem_of(table, "value")
+    for abandon in (True, False):
+        clock = iter([0.0, *[30.0] * 10**6]).__next__
+        deadline = Deadline(100.0, clock=clock)
+        lines: list[str] = []
+        _, certificates, complete = heuristic.heuristic_pattern(
+            problem.reqs, problem.attacker(deadline), problem.router(deadline=deadline),
+            problem.cost, problem.fixed_on, problem.labels, lines.append, deadline,
+            abandon=abandon)
+        assert complete is not abandon
+        assert len(certificates) == (0 if abandon else len(problem.reqs))
+        assert any(line.startswith("routing: 0 of") and "abandoned: at 0/s" in line
+                   for line in lines) is abandon
