@@ -64,10 +64,20 @@ from tabsdc.solver import HighsModel
 
 #: Cells of the first region grown around a cell (:meth:`~tabsdc.audit._block.Block.grown`)
 #: when its neighbourhood holds no certificate; each next region is twice as large, up to
-#: the cell's block (then the block's kept model, which also refutes). Flows through a
+#: :data:`GROWN_LARGEST` and below the cell's block (then the block's kept model, which
+#: also refutes). Flows through a
 #: hierarchy's subtotals run six or seven relations from their cell, where a neighbourhood
 #: holds thousands of cells; a grown region holds such a flow in a few thousand.
 GROWN_CELLS = 1024
+#: The largest grown region; beyond it the block's kept model.
+GROWN_LARGEST = 8 * GROWN_CELLS
+#: Whole-block flows solved before their mean time is trusted, and local flows one of them
+#: must cost more than for the local regions to be tried first.
+MEASURED_SOLVES = 3
+LOCAL_TRIES = 4
+#: Radius of the relaxation that refutes a respondent's scenario before any region is
+#: grown (in a pattern that exposes cells, most scenarios fail near their cell).
+RELAXED_HOPS = 2
 
 
 def insider_proofs(
@@ -451,6 +461,11 @@ class _Certificates:
         self.by_column = sp.csc_array(attack.A_hidden)
         self.by_row = sp.csr_array(attack.A_hidden)
         self.sizes = np.bincount(attack.component, minlength=attack.n_components)
+        self._grown_at: tuple[int, dict[int, np.ndarray]] = (-1, {})
+        # the time flows take, to choose between local regions and the whole block
+        self._local_seconds, self._local_solves = 0.0, 0
+        self._whole_seconds: dict[int, float] = {}
+        self._whole_solves: dict[int, int] = {}
         self.region = Block(self.by_row, attack.rhs, attack.slack, attack.lb, attack.ub, a)
         # the blocks each respondent's hidden cells lie in
         known = hidden[insiders.group[hidden] >= 0]
@@ -494,24 +509,32 @@ class _Certificates:
         fixed = fixed[fixed >= 0]
         in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()))
         block = int(self.component[req.cell])
+        if len(fixed) and self.sizes[block] > GROWN_CELLS and self._refuted(in_block):
+            return None
         found, tried = None, 0
-        if self.local or self.sizes[block] > LOCAL_ABOVE:
+        local = self.local or self.sizes[block] > LOCAL_ABOVE
+        if local and not self._whole_is_cheaper(block):
             near = neighbourhood(self.by_column, self.by_row, p, self.hops)
             found, tried = self._local(in_block, near), len(near)
-        size = GROWN_CELLS
-        while found is None and size < self.sizes[block] and not self.deadline.expired:
-            if size > tried:
-                found = self._local(in_block, self.region.grown(np.array([p]), size))
-            size *= 2
+            size = GROWN_CELLS
+            while (found is None and size <= GROWN_LARGEST and size < self.sizes[block]
+                   and not self.deadline.expired):
+                if size > tried:
+                    found = self._local(in_block, self._grown(p, size))
+                size *= 2
         if found is None:
             members, model = self._model(block)
             i = int(np.searchsorted(members, p))
             held = np.searchsorted(members, fixed)
             self.n_solves += 1
+            start = perf_counter()
             moved = solve_flow(model, in_block, i, self.insiders.weights(hidden[members]),
                                restore=(self.up[p], self.down[p]),
                                time_limit=self.deadline.solver_limit(),
                                fixed=(held, self.up[fixed], self.down[fixed]))
+            self._whole_seconds[block] = self._whole_seconds.get(block, 0.0) + (
+                perf_counter() - start)
+            self._whole_solves[block] = self._whole_solves.get(block, 0) + 1
             if moved is None:
                 return None
             carrying = np.flatnonzero(moved)
@@ -520,14 +543,54 @@ class _Certificates:
         self.known.add(cells, found[1])
         return cells
 
+    def _grown(self, cell: int, size: int) -> np.ndarray:
+        """:meth:`~tabsdc.audit._block.Block.grown` from ``cell``, kept while the scenarios
+        of one cell follow each other."""
+        if self._grown_at[0] != cell:
+            self._grown_at = (cell, {})
+        regions = self._grown_at[1]
+        if size not in regions:
+            regions[size] = self.region.grown(np.array([cell]), size)
+        return regions[size]
+
+    def _refuted(self, req: Requirement) -> bool:
+        """Whether no flow meets ``req`` even on the relaxation around its cell: the rows
+        within :data:`RELAXED_HOPS` ``- 1`` hops of it over every cell they hold, the other
+        rows dropped (:meth:`~tabsdc.audit._block.Block.relaxation`). No flow there, none in
+        the block. Solved without a time limit (a few hundred cells); a solve that fails
+        for another reason only sends the pair to its exact interval, which decides it."""
+        self.n_solves += 1
+        inner = self.region.neighbourhood(np.array([req.cell]), RELAXED_HOPS - 1)
+        rows, cells = self.region.hop(inner)
+        held = np.isin(cells, req.fixed)
+        model = flow_model(self.by_row[rows][:, cells], np.where(held, 0.0, self.up[cells]),
+                           np.where(held, 0.0, self.down[cells]))
+        return solve_flow(model, req, int(np.searchsorted(cells, req.cell)),
+                          np.ones(len(cells))) is None
+
+    def _whole_is_cheaper(self, block: int) -> bool:
+        """Whether the block's kept model has solved a flow (mean of at least
+        :data:`MEASURED_SOLVES`) in less time than :data:`LOCAL_TRIES` local flows take:
+        then the local regions are skipped (a warm re-solve of a block made of many small
+        cycles costs about one local flow, and a scenario that fails tries them all)."""
+        solves = self._whole_solves.get(block, 0)
+        if solves < MEASURED_SOLVES or self._local_solves == 0:
+            return False
+        local = self._local_seconds / self._local_solves
+        return self._whole_seconds[block] / solves < LOCAL_TRIES * local
+
     def _local(self, req: Requirement, cells: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray] | None:
         """:func:`~tabsdc._flows.local_deviation` on the hidden positions ``cells``."""
         self.n_solves += 1
         hidden = self.attack.hidden_cells
-        return local_deviation(self.by_column, cells, req, self.up[cells], self.down[cells],
-                               self.insiders.weights(hidden[cells]),
-                               self.deadline.solver_limit())
+        start = perf_counter()
+        found = local_deviation(self.by_column, cells, req, self.up[cells], self.down[cells],
+                                self.insiders.weights(hidden[cells]),
+                                self.deadline.solver_limit())
+        self._local_seconds += perf_counter() - start
+        self._local_solves += 1
+        return found
 
     def _model(self, block: int) -> tuple[np.ndarray, HighsModel]:
         if block not in self._models:

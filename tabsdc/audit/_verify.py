@@ -222,10 +222,7 @@ def audit(
         insider = _insider_attack(working, attack, frame, groups, proof, tol, unit, deadline,
                                   progress)
     if insider is not None:
-        exposed = np.zeros(table.n_cells, dtype=bool)
-        exposed[insider.pairs["exposed"].to_numpy(np.int64)] = True
-        frame["insider_ok"] = ~exposed[attack.hidden_cells]
-        frame["protected"] &= frame["insider_ok"]
+        frame = _with_insider(frame, insider.pairs, attack.hidden_cells, table.n_cells)
     pq_attack = None
     if release_intervals:
         from tabsdc.audit._pq_attack import pq_interval_attack
@@ -271,7 +268,9 @@ class AuditResult(ResultBase):
         The insider attack (:mod:`tabsdc.audit._insider`; None when it did not run: no
         frequencies, no hidden single-contributor primary, or ``singletons=False``). Its
         failing pairs are :attr:`insider_failures`; a cell some respondent narrows has
-        ``insider_ok`` False (and ``protected`` False) in :attr:`frame`.
+        ``insider_ok`` False (and ``protected`` False) in :attr:`frame`, and so has a cell
+        whose failing pairs a time limit left unbounded, whose verdict is then open
+        (``solver_status`` ``"not computed"``, :attr:`not_settled`).
     lps : int
         LPs an audit with witnesses solved to settle what they left (joint points,
         relaxations, exact extremes: :mod:`tabsdc.audit._settle`), besides the exact bounds
@@ -641,6 +640,36 @@ def _insider_attack(
                           witnesses=None if proof is None else proof.deviations,
                           hops=max(3, len(working.dims)) + 1, tol=tol, unit=unit,
                           deadline=deadline, progress=progress)
+
+
+def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, hidden_cells: np.ndarray,
+                  n_cells: int) -> pd.DataFrame:
+    """The verdicts with the insider attack's failing ``pairs``: a cell some respondent
+    narrows below its levels has ``insider_ok`` and ``protected`` False; one whose only
+    failing pairs a time limit left unbounded (``"not computed"``) too, and its verdict is
+    open (``solver_status`` ``"not computed"``: counted as not settled, not as exposed).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"protected": [True, True, True],
+    ...                       "solver_status": ["optimal"] * 3})
+    >>> pairs = pd.DataFrame({"exposed": [11, 12, 12],
+    ...                       "status": ["optimal", "not computed", "not computed"]})
+    >>> out = _with_insider(frame, pairs, np.array([10, 11, 12]), 13)
+    >>> out.values.tolist()
+    [[True, 'optimal', True], [False, 'optimal', False], [False, 'not computed', False]]
+    """
+    computed = (pairs["status"] != "not computed").to_numpy()
+    cells = pairs["exposed"].to_numpy(np.int64)
+    exposed, open_ = np.zeros(n_cells, dtype=bool), np.zeros(n_cells, dtype=bool)
+    exposed[cells[computed]] = True
+    open_[cells[~computed]] = True
+    exposed, open_ = exposed[hidden_cells], (open_ & ~exposed)[hidden_cells]
+    frame = frame.copy()
+    frame.loc[open_ & frame["protected"].to_numpy(), "solver_status"] = "not computed"
+    frame["insider_ok"] = ~exposed & ~open_
+    frame["protected"] &= frame["insider_ok"]
+    return frame
 
 
 def _settled(cells: pd.DataFrame, proof: WitnessBounds, hidden_cells: np.ndarray,

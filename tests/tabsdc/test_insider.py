@@ -16,12 +16,13 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+import tabsdc.audit._insider as insider_module
 from sdcreport import Report
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._datasets import load_business_survey
 from tabsdc._progress import Deadline
-from tabsdc.audit import _insider, audit, insider_attack
+from tabsdc.audit import audit, insider_attack
 from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
 from tabsdc.suppression import suppress
@@ -169,10 +170,10 @@ def test_certificates_in_grown_regions_agree_with_the_independent_attacker(
     status = np.where(pattern & (table.cells["status"] != "u"), "m", table.cells["status"])
     published = table.with_columns(status=status)
     grown = []
-    monkeypatch.setattr(_insider, "neighbourhood", lambda by_column, by_row, cell, hops:
+    monkeypatch.setattr(insider_module, "neighbourhood", lambda by_column, by_row, cell, hops:
                         np.array([cell]))
-    monkeypatch.setattr(_insider, "LOCAL_ABOVE", 0)
-    monkeypatch.setattr(_insider, "GROWN_CELLS", 2)
+    monkeypatch.setattr(insider_module, "LOCAL_ABOVE", 0)
+    monkeypatch.setattr(insider_module, "GROWN_CELLS", 2)
     real_grown = Block.grown
     monkeypatch.setattr(Block, "grown", lambda self, seeds, size: grown.append(size)
                         or real_grown(self, seeds, size))
