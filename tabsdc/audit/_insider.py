@@ -257,6 +257,9 @@ class InsiderAttack:
         LP bounds of the failing pairs' intervals.
     unchecked : int
         Requirements the time limit left unexamined (the attack is then incomplete).
+    unexamined : ndarray
+        The cells of those requirements (table positions, sorted): their verdict against
+        the respondents is open.
     seconds : float
     """
 
@@ -269,6 +272,7 @@ class InsiderAttack:
     bounds: int
     unchecked: int
     seconds: float
+    unexamined: np.ndarray
 
     @property
     def complete(self) -> bool:
@@ -375,6 +379,8 @@ def insider_attack(
             else:  # its level was raised for the sliding level: every respondent near it
                 failed.update((int(g), req.cell) for g in certificates.groups_near(req.cell))
     reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound exactly")
+    unexamined = np.unique(np.array([r.cell for r in reqs[len(reqs) - unchecked:]],
+                                    dtype=np.int64))
     pairs, bounds = _exact_pairs(attack, values, (lpl, upl, spl), slack, insiders,
                                  sorted(failed), deadline)
     pairs[["value", "lower", "upper", "lpl", "upl", "spl"]] *= unit
@@ -382,7 +388,8 @@ def insider_attack(
                       & ~pairs["exact"]) | (pairs["status"] == "not computed")]
     return InsiderAttack(failing.reset_index(drop=True), certificates.respondents,
                          certificates.pairs_in_blocks(checked), len(reqs), by_known,
-                         certificates.n_solves, bounds, unchecked, perf_counter() - start)
+                         certificates.n_solves, bounds, unchecked, perf_counter() - start,
+                         unexamined)
 
 
 def _common(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray | None:

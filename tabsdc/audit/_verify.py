@@ -222,7 +222,8 @@ def audit(
         insider = _insider_attack(working, attack, frame, groups, proof, tol, unit, deadline,
                                   progress)
     if insider is not None:
-        frame = _with_insider(frame, insider.pairs, attack.hidden_cells, table.n_cells)
+        frame = _with_insider(frame, insider.pairs, insider.unexamined, attack.hidden_cells,
+                              table.n_cells)
     pq_attack = None
     if release_intervals:
         from tabsdc.audit._pq_attack import pq_interval_attack
@@ -269,7 +270,8 @@ class AuditResult(ResultBase):
         frequencies, no hidden single-contributor primary, or ``singletons=False``). Its
         failing pairs are :attr:`insider_failures`; a cell some respondent narrows has
         ``insider_ok`` False (and ``protected`` False) in :attr:`frame`, and so has a cell
-        whose failing pairs a time limit left unbounded, whose verdict is then open
+        whose failing pairs or requirements a time limit left unbounded or unexamined,
+        whose verdict is then open
         (``solver_status`` ``"not computed"``, :attr:`not_settled`).
     lps : int
         LPs an audit with witnesses solved to settle what they left (joint points,
@@ -642,12 +644,13 @@ def _insider_attack(
                           deadline=deadline, progress=progress)
 
 
-def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, hidden_cells: np.ndarray,
-                  n_cells: int) -> pd.DataFrame:
+def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, unexamined: np.ndarray,
+                  hidden_cells: np.ndarray, n_cells: int) -> pd.DataFrame:
     """The verdicts with the insider attack's failing ``pairs``: a cell some respondent
     narrows below its levels has ``insider_ok`` and ``protected`` False; one whose only
-    failing pairs a time limit left unbounded (``"not computed"``) too, and its verdict is
-    open (``solver_status`` ``"not computed"``: counted as not settled, not as exposed).
+    failing pairs a time limit left unbounded (``"not computed"``) too, or whose
+    requirements it left ``unexamined``, and its verdict is open (``solver_status``
+    ``"not computed"``: counted as not settled, not as exposed).
 
     Examples
     --------
@@ -655,15 +658,19 @@ def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, hidden_cells: np.nda
     ...                       "solver_status": ["optimal"] * 3})
     >>> pairs = pd.DataFrame({"exposed": [11, 12, 12],
     ...                       "status": ["optimal", "not computed", "not computed"]})
-    >>> out = _with_insider(frame, pairs, np.array([10, 11, 12]), 13)
+    >>> out = _with_insider(frame, pairs, np.array([], dtype=int), np.array([10, 11, 12]), 13)
     >>> out.values.tolist()
     [[True, 'optimal', True], [False, 'optimal', False], [False, 'not computed', False]]
+    >>> _with_insider(frame, pairs[:0], np.array([10]), np.array([10, 11, 12]), 13)[
+    ...     "solver_status"].tolist()
+    ['not computed', 'optimal', 'optimal']
     """
     computed = (pairs["status"] != "not computed").to_numpy()
     cells = pairs["exposed"].to_numpy(np.int64)
     exposed, open_ = np.zeros(n_cells, dtype=bool), np.zeros(n_cells, dtype=bool)
     exposed[cells[computed]] = True
     open_[cells[~computed]] = True
+    open_[unexamined] = True
     exposed, open_ = exposed[hidden_cells], (open_ & ~exposed)[hidden_cells]
     frame = frame.copy()
     frame.loc[open_ & frame["protected"].to_numpy(), "solver_status"] = "not computed"

@@ -258,6 +258,12 @@ def test_an_attack_cut_short_by_the_time_limit_is_never_protected():
         (table.cells["status"] == "u").to_numpy(), _groups(table, hidden),
         deadline=Deadline(1.0, clock=iter([0.0] + [5.0] * 100).__next__))
     assert late.unchecked == late.requirements > 0 and not late.complete and not late.passed
+    sensitive = np.flatnonzero((table.cells["status"] == "u").to_numpy() & hidden)
+    assert 0 < len(late.unexamined) and set(late.unexamined) <= set(sensitive)
+    examined = insider_attack(attack, table.values, tuple(
+        table.cells[c].to_numpy(float) for c in ("lpl", "upl", "spl")),
+        (table.cells["status"] == "u").to_numpy(), _groups(table, hidden))
+    assert examined.complete and len(examined.unexamined) == 0
     cut = dataclasses.replace(result, insider=late)
     assert cut.status == "time-limited" and not cut.protected
 
