@@ -135,6 +135,18 @@ def records(dims: int) -> int:
     return 25 if dims == 2 else 10
 
 
+def outsider_pattern(seed: int, dims: int, extra: float) -> tuple[pd.DataFrame, list[str],
+                                                                  Table]:
+    """A random survey's records and the heuristic's outsider-only pattern with a share
+    ``extra`` of the other cells hidden too, so that some pairs fail and some not."""
+    frame, names, table = survey(seed, dims, records(dims))
+    pattern = suppress(table, "heuristic", singletons=False).suppressed.copy()
+    rng = np.random.default_rng(seed)
+    pattern |= (rng.random(table.n_cells) < extra) & (table.cells["status"] != "z").to_numpy()
+    status = np.where(pattern & (table.cells["status"] != "u"), "m", table.cells["status"])
+    return frame, names, table.with_columns(status=status)
+
+
 @pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), dims=st.sampled_from([2, 3]),
@@ -143,13 +155,7 @@ def records(dims: int) -> int:
 @example(seed=5, dims=3, extra=0.1)
 @example(seed=3696, dims=3, extra=0.0)  # a hidden cell without an upper bound
 def test_the_audit_agrees_with_an_independent_insider_attacker(seed, dims, extra):
-    frame, names, table = survey(seed, dims, records(dims))
-    # an outsider-only pattern, and some cells more, so that some pairs fail and some not
-    pattern = suppress(table, "heuristic", singletons=False).suppressed.copy()
-    rng = np.random.default_rng(seed)
-    pattern |= (rng.random(table.n_cells) < extra) & (table.cells["status"] != "z").to_numpy()
-    status = np.where(pattern & (table.cells["status"] != "u"), "m", table.cells["status"])
-    published = table.with_columns(status=status)
+    frame, names, published = outsider_pattern(seed, dims, extra)
     result = audit(published)
     expected = independent_insider_failures(published, contributions(frame, names, published))
     assert result.insider is not None and result.insider.complete
@@ -163,12 +169,7 @@ def test_certificates_in_grown_regions_agree_with_the_independent_attacker(
     # every neighbourhood holds the cell alone and regions start at two cells, so the
     # certificates come from regions grown around the cell (or the whole block, which
     # refutes); the verdicts must not change
-    frame, names, table = survey(seed, dims, records(dims))
-    pattern = suppress(table, "heuristic", singletons=False).suppressed.copy()
-    rng = np.random.default_rng(seed)
-    pattern |= (rng.random(table.n_cells) < extra) & (table.cells["status"] != "z").to_numpy()
-    status = np.where(pattern & (table.cells["status"] != "u"), "m", table.cells["status"])
-    published = table.with_columns(status=status)
+    frame, names, published = outsider_pattern(seed, dims, extra)
     grown = []
     monkeypatch.setattr(insider_module, "neighbourhood", lambda by_column, by_row, cell, hops:
                         np.array([cell]))
