@@ -65,9 +65,9 @@ from tabsdc.solver import HighsModel
 #: Cells of the first region grown around a cell (:meth:`~tabsdc.audit._block.Block.grown`)
 #: when its neighbourhood holds no certificate; each next region is twice as large, up to
 #: :data:`GROWN_LARGEST` and below the cell's block (then the block's kept model, which
-#: also refutes). Flows through a
-#: hierarchy's subtotals run six or seven relations from their cell, where a neighbourhood
-#: holds thousands of cells; a grown region holds such a flow in a few thousand.
+#: also refutes). Flows through a hierarchy's subtotals run six or seven relations from
+#: their cell, where a neighbourhood holds thousands of cells; a grown region holds such a
+#: flow in a few thousand.
 GROWN_CELLS = 1024
 #: The largest grown region; beyond it the block's kept model.
 GROWN_LARGEST = 8 * GROWN_CELLS
