@@ -645,7 +645,7 @@ def _exact_pairs(
             try:
                 lo, hi, st = model.column_extremes(
                     np.searchsorted(members, position[exposed[at]]),
-                    stop=lambda: deadline.expired)
+                    stop=lambda: deadline.expired, time_left=deadline.solver_limit)
             except SolverError:  # numerically troubled: leave these pairs uncomputed
                 lo = hi = np.full(len(at), np.nan)
                 st = np.full(len(at), "not computed", dtype=object)

@@ -274,7 +274,8 @@ def _block_extremes(
     report: Callable[[int, int], None] | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     model = HighsModel(problem, time_limit=deadline.solver_limit())
-    return model.column_extremes(columns, on_bound=report, stop=lambda: deadline.expired)
+    return model.column_extremes(columns, on_bound=report, stop=lambda: deadline.expired,
+                                 time_left=deadline.solver_limit)
 
 
 def _bound_slice(

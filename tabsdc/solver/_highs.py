@@ -537,6 +537,7 @@ class HighsModel:
         columns: np.ndarray | None = None,
         on_bound: Callable[[int, int], None] | None = None,
         stop: Callable[[], bool] | None = None,
+        time_left: Callable[[], float | None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Minimum and maximum of each given column over the model's feasible set.
 
@@ -556,6 +557,9 @@ class HighsModel:
         stop : callable, optional
             Asked before each column; when it returns True the remaining columns are left
             uncomputed (a caller's time limit).
+        time_left : callable, optional
+            Asked before each solve for the seconds it may take (a caller's deadline, e.g.
+            :meth:`~tabsdc._progress.Deadline.solver_limit`); default the model's time limit.
 
         Returns
         -------
@@ -579,7 +583,10 @@ class HighsModel:
                                     np.zeros(self.n_cols)), "the objective")
         if not self._is_mip:
             highs.setOptionValue("simplex_strategy", 4)  # primal simplex
-        feasibility = self._run(self._options.time_limit)
+        def limit() -> float | None:
+            return self._options.time_limit if time_left is None else time_left()
+
+        feasibility = self._run(limit())
         if feasibility == highspy.HighsStatus.kError or highs.getModelStatus() in _PROVEN:
             state = highs.modelStatusToString(highs.getModelStatus())
             raise SolverError(f"no point satisfies the model ({state})")
@@ -597,7 +604,7 @@ class HighsModel:
                 previous = j
                 for sense, out in (("min", lower), ("max", upper)):
                     highs.changeObjectiveSense(_SENSE[sense])
-                    out[k], proven = self._extreme(sense, int(j))
+                    out[k], proven = self._extreme(sense, int(j), limit())
                     if not proven:
                         status[k] = "feasible"
                     if on_bound is not None:
@@ -610,10 +617,11 @@ class HighsModel:
                 highs.setOptionValue("simplex_strategy", 1)
         return lower, upper, status
 
-    def _extreme(self, sense: str, column: int) -> tuple[float, bool]:
-        """Run the model with the current objective; (value, proven) of the column's bound."""
+    def _extreme(self, sense: str, column: int, limit: float | None) -> tuple[float, bool]:
+        """Run the model with the current objective within ``limit`` seconds; (value,
+        proven) of the column's bound."""
         highs = self._highs
-        self._run(self._options.time_limit)
+        self._run(limit)
         model_status = highs.getModelStatus()
         if not self._is_mip and model_status not in (
                 _STATUS.kOptimal, _STATUS.kUnbounded, _STATUS.kUnboundedOrInfeasible):
@@ -621,7 +629,7 @@ class HighsModel:
             # lost its way on badly scaled data (values near 1e9); solve this bound afresh
             highs.clearSolver()
             highs.setOptionValue("simplex_strategy", 1)
-            self._run(self._options.time_limit)
+            self._run(limit)
             highs.setOptionValue("simplex_strategy", 4)
             model_status = highs.getModelStatus()
         info = highs.getInfo()

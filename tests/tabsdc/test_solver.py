@@ -669,3 +669,20 @@ def test_a_start_never_yields_a_wrong_optimum(time_limit):
     model.set_start(start)
     again = model.solve()
     assert again.optimal and again.objective == pytest.approx(42.0)
+
+
+def test_column_extremes_ask_the_callers_time_left_before_every_solve():
+    # x0 + x1 + x2 = 6 within [0, 4] each: every column ranges over [0, 4]; a deadline's
+    # time left is asked for the feasibility run and for each of the six bounds, and a
+    # model without it gives the same intervals (linprog agrees)
+    lp = LinearProgram(c=np.zeros(3), A=sp.csr_array([[1.0, 1, 1]]), row_lower=[6.0],
+                       row_upper=[6.0], col_lower=np.zeros(3), col_upper=np.full(3, 4.0))
+    asked = []
+    lower, upper, status = HighsModel(lp, time_limit=60).column_extremes(
+        time_left=lambda: asked.append(1) or 5.0)
+    assert len(asked) == 1 + 2 * 3 and status.tolist() == ["optimal"] * 3
+    plain = HighsModel(lp).column_extremes()
+    assert lower.tolist() == plain[0].tolist() and upper.tolist() == plain[1].tolist()
+    ends = [linprog(np.eye(3)[j] * sign, A_eq=[[1, 1, 1]], b_eq=[6], bounds=[(0, 4)] * 3,
+                    method="highs").fun * sign for j in range(3) for sign in (1, -1)]
+    assert ends == [0.0, 4.0] * 3 and lower.tolist() == [0.0] * 3 and upper.tolist() == [4.0] * 3
