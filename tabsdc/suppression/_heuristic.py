@@ -93,8 +93,7 @@ class FlowRouter:
         when no neighbourhood holds a flow (the whole table's LP is not solved)."""
         if self.deadline.expired:
             return None
-        scale = max(float(np.max(cost, initial=0.0)), 1.0)
-        w = np.where(suppressed, 1e-6 * scale, cost) / req.level
+        w = _route_weights(req, cost, suppressed)
         if self.local:
             cells = np.zeros(0, dtype=np.int64)
             for hops in range(self.hops, self.hops + WIDER_HOPS + 1):
@@ -112,19 +111,26 @@ class FlowRouter:
                     return None
             if not whole_table:
                 return None
-        return self.route_whole(req, cost, suppressed)
+        return self.route_whole(req, cost, suppressed, w)
 
-    def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
-                    ) -> np.ndarray | None:
-        """:meth:`route` over the whole table's LP alone."""
-        scale = max(float(np.max(cost, initial=0.0)), 1.0)
-        w = np.where(suppressed, 1e-6 * scale, cost) / req.level
+    def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray,
+                    w: np.ndarray | None = None) -> np.ndarray | None:
+        """:meth:`route` over the whole table's LP alone (``w``: the route's weights when
+        the caller has them)."""
+        w = _route_weights(req, cost, suppressed) if w is None else w
         i = req.cell
         fixed = np.asarray(req.fixed, dtype=np.int64)
         moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
                            time_limit=self.deadline.solver_limit(),
                            fixed=(fixed, self.up[fixed], self.down[fixed]))
         return None if moved is None else moved != 0
+
+
+def _route_weights(req: Requirement, cost: np.ndarray, suppressed: np.ndarray) -> np.ndarray:
+    """Each cell's cost per unit of the requirement's level in a route: its cost, or next
+    to nothing (a millionth of the largest cost) when it is suppressed already."""
+    scale = max(float(np.max(cost, initial=0.0)), 1.0)
+    return np.where(suppressed, 1e-6 * scale, cost) / req.level
 
 
 def heuristic_pattern(
