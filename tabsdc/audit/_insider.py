@@ -31,8 +31,11 @@ cells. So:
 * the respondents still open for j are those every certificate found so far moves; each
   gets its own flow with its cells fixed (:func:`insider_proofs`), which proves the pair or,
   solved over the whole block, refutes it exactly;
-* the pairs refuted get their exact interval (the block's kept HiGHS model with the
-  respondent's bounds set to ``[a_c, a_c]``, re-solved per exposed cell) and verdicts.
+* the pairs refuted get an interval and verdicts: first an outer interval on
+  relaxations around the exposed cell (:func:`~tabsdc.audit._outer_bounds.relaxed_intervals`,
+  :data:`OUTER_HOPS`), which decides the pair when it already misses a level (the exact
+  interval lies within it); otherwise the exact interval (the block's kept HiGHS model
+  with the respondent's bounds set to ``[a_c, a_c]``, re-solved per exposed cell).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from tabsdc._progress import Deadline, Progress, ProgressReporter
 from tabsdc._respondents import Insiders
 from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
+from tabsdc.audit._outer_bounds import relaxed_intervals
 from tabsdc.solver import HighsModel
 
 #: Cells of the first region grown around a cell (:meth:`~tabsdc.audit._block.Block.grown`)
@@ -78,6 +82,11 @@ LOCAL_TRIES = 4
 #: Radius of the relaxation that refutes a respondent's scenario before any region is
 #: grown (in a pattern that exposes cells, most scenarios fail near their cell).
 RELAXED_HOPS = 2
+#: Reaches of the relaxations that bound a failing pair from outside before its exact
+#: interval (on a 38,000-cell block the exact one's first solve takes minutes), and the
+#: largest relaxation tried.
+OUTER_HOPS = (2, 3, 4)
+OUTER_CELLS = 4096
 
 
 def insider_proofs(
@@ -239,8 +248,10 @@ class InsiderAttack:
         (cell positions: the respondent's single-contributor primary, the cell it narrows),
         the exposed cell's ``value``, its interval ``lower``/``upper`` over the polytope
         with the respondent's cells fixed, ``lpl``/``upl``/``spl``, ``lower_ok``,
-        ``upper_ok``, ``sliding_ok``, ``exact`` and ``status`` (``"optimal"``, or
-        ``"not computed"`` when the time limit came first: NaN bounds).
+        ``upper_ok``, ``sliding_ok``, ``exact`` and ``status``: ``"optimal"`` (the exact
+        interval), ``"outer bound"`` (an interval around the exact one from a relaxation:
+        its False verdicts are proven, its True ones are not) or ``"not computed"`` when
+        the time limit came first (NaN bounds).
     respondents : int
         Respondents (groups of single-contributor cells) with a hidden primary.
     pairs_in_blocks : int
@@ -381,8 +392,8 @@ def insider_attack(
     reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound exactly")
     unexamined = np.unique(np.array([r.cell for r in reqs[len(reqs) - unchecked:]],
                                     dtype=np.int64))
-    pairs, bounds = _exact_pairs(attack, values, (lpl, upl, spl), slack, insiders,
-                                 sorted(failed), deadline)
+    pairs, bounds = _pair_intervals(attack, certificates.region, values, (lpl, upl, spl),
+                                    slack, insiders, sorted(failed), deadline)
     pairs[["value", "lower", "upper", "lpl", "upl", "spl"]] *= unit
     failing = pairs[~(pairs["lower_ok"] & pairs["upper_ok"] & pairs["sliding_ok"]
                       & ~pairs["exact"]) | (pairs["status"] == "not computed")]
@@ -609,39 +620,39 @@ class _Certificates:
         return self._models[block]
 
 
-def _exact_pairs(
-    attack: IntervalAttack, values: np.ndarray, levels: tuple[np.ndarray, ...],
+def _pair_intervals(
+    attack: IntervalAttack, region: Block, values: np.ndarray, levels: tuple[np.ndarray, ...],
     slack: np.ndarray, insiders: Insiders, pairs: list[tuple[int, int]], deadline: Deadline
 ) -> tuple[pd.DataFrame, int]:
-    """The exact interval of each exposed cell with its respondent's cells fixed, and the
-    verdicts: per block one kept model, the respondent's bounds set to ``[a, a]`` and
-    restored, one ``min``/``max`` pair per exposed cell."""
+    """The interval of each exposed cell with its respondent's cells fixed, and the
+    verdicts: an outer interval (:func:`_outer_pairs`) where it already misses a level,
+    else the exact one: per block one kept model, the respondent's bounds set to ``[a, a]``
+    and restored, one ``min``/``max`` pair per exposed cell."""
     lpl, upl, spl = levels
     n_pairs = len(pairs)
     group = np.array([g for g, _ in pairs], dtype=np.int64)
     exposed = np.array([j for _, j in pairs], dtype=np.int64)
-    lower, upper = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
-    status = np.full(n_pairs, "not computed", dtype=object)
     position = np.full(len(values), -1, dtype=np.int64)
     position[attack.hidden_cells] = np.arange(len(attack.hidden_cells))
+    lower, upper, decided = _outer_pairs(region, position, levels, slack, insiders, group,
+                                         exposed, deadline)
+    status = np.where(decided, "outer bound", "not computed").astype(object)
     block = attack.component[position[exposed]] if n_pairs else np.zeros(0, dtype=np.int64)
     bounds = 0
-    for b in np.unique(block).tolist():
+    for b in np.unique(block[~decided]).tolist():
         if deadline.expired:
             break
         members = np.flatnonzero(attack.component == b)
         model = HighsModel(attack.block_problem(members), time_limit=deadline.solver_limit())
-        for g in np.unique(group[block == b]).tolist():
+        for g in np.unique(group[(block == b) & ~decided]).tolist():
             if deadline.expired:
                 break
-            cells = insiders.members(g)
-            held = position[cells]
-            held = held[held >= 0]
+            held = _held(insiders, position, g)
             held = held[attack.component[held] == b]
             columns = np.searchsorted(members, held)
             model.set_col_bounds(columns, values[attack.hidden_cells[held]],
                                  values[attack.hidden_cells[held]])
-            at = np.flatnonzero((block == b) & (group == g))
+            at = np.flatnonzero((block == b) & (group == g) & ~decided)
             try:
                 lo, hi, st = model.column_extremes(
                     np.searchsorted(members, position[exposed[at]]),
@@ -655,14 +666,68 @@ def _exact_pairs(
     a = values[exposed]
     tolerance = slack[exposed]
     computed = status != "not computed"
+    lower_ok, upper_ok, sliding_ok, exact = _verdicts(lower, upper, a, lpl[exposed],
+                                                      upl[exposed], spl[exposed], tolerance)
     frame = pd.DataFrame({
         "insider": insiders.insider[group] if n_pairs else np.zeros(0, dtype=np.int64),
         "exposed": exposed, "value": a, "lower": lower, "upper": upper,
         "lpl": lpl[exposed], "upl": upl[exposed], "spl": spl[exposed],
-        "lower_ok": ~computed | (lower <= a - lpl[exposed] + tolerance),
-        "upper_ok": ~computed | (upper >= a + upl[exposed] - tolerance),
-        "sliding_ok": ~computed | (upper - lower >= spl[exposed] - tolerance),
-        "exact": computed & (upper - lower <= tolerance),
+        "lower_ok": ~computed | lower_ok, "upper_ok": ~computed | upper_ok,
+        "sliding_ok": ~computed | sliding_ok, "exact": computed & exact,
         "status": status,
     }, columns=PAIR_COLUMNS)
     return frame, bounds
+
+
+def _outer_pairs(
+    region: Block, position: np.ndarray, levels: tuple[np.ndarray, ...], slack: np.ndarray,
+    insiders: Insiders, group: np.ndarray, exposed: np.ndarray, deadline: Deadline
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Outer intervals that decide failing pairs: per exposed cell, relaxations of the
+    reaches :data:`OUTER_HOPS` (up to :data:`OUTER_CELLS` cells) with each open
+    respondent's cells held. A pair is decided when its outer interval misses a level or
+    pins the cell (the exact interval, within it, does too).
+
+    Returns
+    -------
+    lower, upper, decided : ndarray (pairs,)
+        The outer intervals of the decided pairs (NaN elsewhere) and which they are.
+    """
+    lpl, upl, spl = levels
+    lower, upper = np.full(len(group), np.nan), np.full(len(group), np.nan)
+    decided = np.zeros(len(group), dtype=bool)
+    for j in np.unique(exposed).tolist():
+        at = np.flatnonzero(exposed == j)
+        for hops in OUTER_HOPS:
+            if deadline.expired or decided[at].all():
+                break
+            open_ = at[~decided[at]]
+            held = [_held(insiders, position, g) for g in group[open_].tolist()]
+            lo, hi, size = relaxed_intervals(region, int(position[j]), hops, held,
+                                             max_cells=OUTER_CELLS,
+                                             time_left=deadline.solver_limit)
+            if size > OUTER_CELLS:
+                break
+            checks = _verdicts(lo, hi, region.values[position[j]], lpl[j], upl[j], spl[j],
+                               slack[j])
+            missed = ~np.isnan(lo) & ~np.isnan(hi) & ~(checks[0] & checks[1] & checks[2]
+                                                       & ~checks[3])
+            lower[open_[missed]], upper[open_[missed]] = lo[missed], hi[missed]
+            decided[open_[missed]] = True
+    return lower, upper, decided
+
+
+def _held(insiders: Insiders, position: np.ndarray, group: int) -> np.ndarray:
+    """The hidden positions of a respondent's cells (those it holds at their values)."""
+    held = position[insiders.members(group)]
+    return held[held >= 0]
+
+
+def _verdicts(lower: np.ndarray, upper: np.ndarray, a: np.ndarray, lpl: np.ndarray,
+              upl: np.ndarray, spl: np.ndarray, tolerance: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``lower_ok``, ``upper_ok``, ``sliding_ok`` and ``exact`` of intervals (False where
+    a bound is NaN, ``exact`` too)."""
+    with np.errstate(invalid="ignore"):
+        return (lower <= a - lpl + tolerance, upper >= a + upl - tolerance,
+                upper - lower >= spl - tolerance, upper - lower <= tolerance)

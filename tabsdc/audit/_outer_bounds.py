@@ -12,6 +12,8 @@ tens to hundreds of cells, instead of two LPs over the whole block.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from tabsdc._errors import SolverError
@@ -75,3 +77,69 @@ def relaxed_extreme(block: Block, cell: int, sense: str, hops: int, *,
     if result.status != "optimal":
         return np.nan, len(cells)
     return float(result.objective), len(cells)
+
+
+def relaxed_intervals(block: Block, cell: int, hops: int, held: list[np.ndarray], *,
+                      max_cells: int | None = None,
+                      time_left: Callable[[], float | None] | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+    """The interval of ``x_cell`` over the relaxation of ``hops``, once per set of held cells.
+
+    Each set in ``held`` (block positions) is held at its true values while ``x_cell`` is
+    minimised and maximised, then freed again: the relaxation of a respondent's polytope
+    (:mod:`tabsdc.audit._insider`: a respondent knows its own cells), so each interval
+    contains the exact one with those cells held. One kept model serves every set.
+
+    Parameters
+    ----------
+    block : Block
+    cell : int
+        Its position in the block.
+    hops : int
+        The relaxation's reach (at least 1).
+    held : list of ndarray
+        Block positions held at their values, one set per interval (cells outside the
+        relaxation are ignored: their rows are dropped).
+    max_cells : int, optional
+        A relaxation of more cells is not solved (NaN intervals).
+    time_left : callable, optional
+        Asked before each solve for the seconds it may take (a caller's deadline).
+
+    Returns
+    -------
+    lower, upper, size : ndarray (len(held),), ndarray, int
+        Outer ends (``-inf``/``inf`` when the relaxation leaves one open; NaN when a solve
+        failed, the time ran out or the relaxation was too large) and the number of cells
+        of the relaxation.
+
+    Examples
+    --------
+    ``x0 + x1 = x2`` and ``x2 + x3 = 4``, values 1, 1, 2, 2, bounds [0, 9]: within two
+    hops ``x0`` may take [0, 4]; with ``x1`` held at 1 it may take [0, 3]; with ``x1``
+    and ``x3`` held it is pinned to 1.
+
+    >>> import scipy.sparse as sp
+    >>> block = Block(sp.csr_array([[1.0, 1, -1, 0], [0, 0, 1, 1]]), np.array([0.0, 4.0]),
+    ...               np.zeros(2), np.zeros(4), np.full(4, 9.0), np.array([1.0, 1, 2, 2]))
+    >>> lower, upper, size = relaxed_intervals(block, 0, 2, [np.array([], dtype=int),
+    ...                                                      np.array([1]), np.array([1, 3])])
+    >>> lower.tolist(), upper.tolist(), size
+    ([0.0, 0.0, 1.0], [4.0, 3.0, 1.0], 4)
+    """
+    problem, cells = block.relaxation(cell, hops)
+    lower, upper = np.full(len(held), np.nan), np.full(len(held), np.nan)
+    if max_cells is not None and len(cells) > max_cells:
+        return lower, upper, len(cells)
+    model = HighsModel(problem)
+    target = np.array([np.searchsorted(cells, cell)])
+    for k, positions in enumerate(held):
+        inside = np.intersect1d(positions, cells)
+        columns = np.searchsorted(cells, inside)
+        model.set_col_bounds(columns, block.values[inside], block.values[inside])
+        try:
+            lo, hi, _ = model.column_extremes(target, time_left=time_left)
+            lower[k], upper[k] = lo[0], hi[0]
+        except SolverError:  # numerically troubled: this set stays NaN
+            pass
+        model.set_col_bounds(columns, block.lb[inside], block.ub[inside])
+    return lower, upper, len(cells)

@@ -73,6 +73,12 @@ RELAXATION_COST, RELAXATION_SPEED = 25, 8
 #: A relaxation of more cells is not solved (nor one of more than an eighth of the block):
 #: it would cost about as much as the exact extreme and rarely shows anything.
 RELAXATION_CELLS = 512
+#: Once the regions span the block and a round settles little, the relaxations may grow
+#: fourfold per such round up to this many cells before the exact extreme of one
+#: requirement is taken (a relaxation of 4,096 cells by the dual simplex costs a fraction
+#: of one exact extreme over a block of 10^4 cells, and an exposure that runs through a
+#: hierarchy's subtotals shows there).
+TAIL_RELAXATION_CELLS = 8192
 
 #: Joint points are first solved on regions of at most this many hidden cells. The interior
 #: point method's time grows faster than the cells: on the 4-D hypercube pattern of 27,005
@@ -390,7 +396,24 @@ class _Rounds:
         if self.window < self.block.n_cells:
             self.window = min(2 * self.window, self.block.n_cells)
         elif settled < max(1, self.before // 10) and self.pending.any():
-            self.decide_furthest(deadline)
+            if not self.widen_relaxations():
+                self.decide_furthest(deadline)
+
+    def widen_relaxations(self) -> bool:
+        """Let the relaxations grow fourfold (up to :data:`TAIL_RELAXATION_CELLS` and
+        below the block) and reopen the pending requirements whose last relaxation was too
+        large; whether any was reopened."""
+        limit = min(TAIL_RELAXATION_CELLS, self.block.n_cells // 2)
+        if self.cheap >= limit:
+            return False
+        before, self.cheap = self.cheap, min(4 * self.cheap, limit)
+        reopen = self.pending & self.exhausted & (self.size > before) & (
+            self.size <= self.cheap)
+        self.hops[reopen] -= 1  # the relaxation that was too large is tried again
+        self.exhausted[reopen] = False
+        self.size[reopen] = 0
+        self.share = 1.0
+        return bool(reopen.any())
 
     def relax(self, deadline: Deadline) -> int:
         """Relaxations one hop wider for the pending requirements, the furthest behind

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+import tabsdc.audit._settle
 import tabsdc.audit._verify
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._progress import Deadline
@@ -330,6 +331,23 @@ def assert_requirements_settled_as_exact(settled, exact, targets, margins):
 def test_small_regions_settle_as_the_exact_intervals(seed, share, pattern_seed, window):
     table = random_pattern(seed, share, pattern_seed)
     assert_requirements_settled_as_exact(*settled_against_exact(table, window))
+
+
+@pytest.mark.parametrize("seed, share, pattern_seed", [(7, 0.5, 3), (4, 0.6, 3)])
+def test_relaxations_widened_in_the_tail_settle_as_the_exact_intervals(
+        monkeypatch, seed, share, pattern_seed):
+    # relaxations of at most 8 cells at first and regions of 8, so the rounds reach the
+    # whole block with requirements left; the relaxations then widen before any exact
+    # extreme, and what they show must be what the exact intervals say
+    monkeypatch.setattr(tabsdc.audit._settle, "RELAXATION_CELLS", 8)
+    widened = []
+    real = tabsdc.audit._settle._Rounds.widen_relaxations
+    monkeypatch.setattr(tabsdc.audit._settle._Rounds, "widen_relaxations",
+                        lambda self: widened.append(real(self)) or widened[-1])
+    table = random_pattern(seed, share, pattern_seed)
+    settled, exact, targets, margins = settled_against_exact(table, 8)
+    assert True in widened
+    assert_requirements_settled_as_exact(settled, exact, targets, margins)
 
 
 @pytest.mark.slow

@@ -184,6 +184,34 @@ def test_certificates_in_grown_regions_agree_with_the_independent_attacker(
     assert audit_failures(result, frame, names) == expected
 
 
+@pytest.mark.parametrize(("seed", "dims", "extra", "hops"),
+                         [(7, 2, 0.2, (2, 3, 4)), (5, 3, 0.1, (2, 3, 4)), (5, 3, 0.1, (1,))])
+def test_outer_intervals_of_failing_pairs_hold_the_exact_ones(monkeypatch, seed, dims,
+                                                              extra, hops):
+    # a pair decided on a relaxation reports an interval around the one linprog finds with
+    # the respondent's cells fixed, and it misses a level; the failing pairs are those of
+    # the independent attacker, with relaxations of one hop (most pairs left to the exact
+    # interval) as with the default reaches
+    monkeypatch.setattr(insider_module, "OUTER_HOPS", hops)
+    frame, names, published = outsider_pattern(seed, dims, extra)
+    result = audit(published)
+    in_cell = contributions(frame, names, published)
+    assert audit_failures(result, frame, names) == independent_insider_failures(
+        published, in_cell)
+    pairs = result.insider.pairs
+    outer = pairs[pairs["status"] == "outer bound"]
+    assert len(outer) and set(pairs["status"]) <= {"outer bound", "optimal"}
+    hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    sole = (in_cell.sum(axis=0) == 1) & hidden
+    for row in outer.itertuples():
+        (record,) = np.flatnonzero(in_cell[:, row.insider])
+        known = np.flatnonzero(sole & in_cell[record]).tolist()
+        low, high = linprog_interval(published, known, row.exposed)
+        slack = 1e-6 * max(1.0, abs(row.value))
+        assert row.lower <= low + slack and row.upper >= high - slack
+        assert not (row.lower_ok and row.upper_ok and row.sliding_ok) or row.exact
+
+
 @pytest.mark.slow
 @settings(max_examples=2, deadline=None)
 @given(seed=st.integers(0, 10_000), dims=st.sampled_from([2, 3]))
