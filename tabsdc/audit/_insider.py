@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from time import perf_counter
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,6 +60,7 @@ from tabsdc._flows import (
     solve_flow,
 )
 from tabsdc._network import neighbourhood
+from tabsdc._parallel import parallel_map, worker_count
 from tabsdc._progress import Deadline, Progress, ProgressReporter
 from tabsdc._respondents import Insiders
 from tabsdc.audit._block import Block
@@ -87,6 +89,10 @@ RELAXED_HOPS = 2
 #: largest relaxation tried.
 OUTER_HOPS = (2, 3, 4)
 OUTER_CELLS = 4096
+#: Requirements below which the attack stays in one process, and the shares of them each
+#: worker gets (several, so that a share of costly cells does not hold the others up).
+PARALLEL_REQUIREMENTS = 200
+CHUNKS_PER_WORKER = 4
 
 
 def insider_proofs(
@@ -324,6 +330,8 @@ def insider_attack(
     unit: float = 1.0,
     deadline: Deadline | None = None,
     progress: Progress | None = None,
+    n_jobs: int | None = 1,
+    client: Any = None,
 ) -> InsiderAttack:
     """Attack every sensitive cell in ``checked`` as each respondent of ``insiders``.
 
@@ -351,6 +359,12 @@ def insider_attack(
         pairs are reported in the table's units.
     deadline, progress
         The audit's deadline and progress lines.
+    n_jobs, client
+        Examine the requirements in processes or on a Dask cluster
+        (:func:`tabsdc._parallel.parallel_map`), :data:`CHUNKS_PER_WORKER` shares per
+        worker, each with certificates of its own, when there are at least
+        :data:`PARALLEL_REQUIREMENTS`. Every pair is proven by a flow or refuted exactly
+        either way, so the failing pairs are the same; the flows solved differ.
 
     Returns
     -------
@@ -369,29 +383,27 @@ def insider_attack(
                 else [None] * len(reqs))
     reporter = ProgressReporter(progress, "audit (insider attack)", len(reqs),
                                  unit="requirements")
-    failed: set[tuple[int, int]] = set()
-    by_known = unchecked = 0
-    for k, req in enumerate(reqs):
-        if deadline.expired:
-            unchecked = len(reqs) - k
-            break
-        reporter.update(k, f"{len(failed):,} pairs fail")
-        open_groups = _common(suspects[k], certificates.known.suspects(req, slack[req.cell])[0])
-        if open_groups is not None and len(open_groups) == 0:
-            by_known += 1
-            continue
-        _, scenarios = insider_proofs(req, insiders, certificates.prove, suspects=open_groups)
-        if deadline.expired:  # a flow stopped by the time limit proves nothing
-            unchecked = len(reqs) - k
-            break
-        for scenario in scenarios:
-            if scenario.fixed:
-                failed.add((int(insiders.group[scenario.fixed[0]]), req.cell))
-            else:  # its level was raised for the sliding level: every respondent near it
-                failed.update((int(g), req.cell) for g in certificates.groups_near(req.cell))
-    reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound exactly")
-    unexamined = np.unique(np.array([r.cell for r in reqs[len(reqs) - unchecked:]],
-                                    dtype=np.int64))
+    if worker_count(n_jobs, client) > 1 and len(reqs) >= PARALLEL_REQUIREMENTS:
+        chunks = np.array_split(np.arange(len(reqs)),
+                                CHUNKS_PER_WORKER * worker_count(n_jobs, client))
+        done = [0]
+
+        def finished(index: int) -> None:
+            done[0] += len(chunks[index])
+            reporter.update(done[0])
+
+        outcomes = parallel_map(_examine_chunk, [
+            (attack, values, insiders, hops, witnesses is not None,
+             [reqs[k] for k in chunk], [suspects[k] for k in chunk], slack,
+             deadline.remaining() if deadline.limited else None) for chunk in chunks],
+            n_jobs=n_jobs, client=client, on_result=finished)
+    else:
+        outcomes = [_examine(certificates, reqs, suspects, slack, deadline, reporter)]
+    failed = set().union(*(o.failed for o in outcomes))
+    by_known = sum(o.by_known for o in outcomes)
+    unexamined = np.unique(np.concatenate([o.unexamined for o in outcomes]))
+    unchecked = sum(o.unchecked for o in outcomes)
+    reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound")
     pairs, bounds = _pair_intervals(attack, certificates.region, values, (lpl, upl, spl),
                                     slack, insiders, sorted(failed), deadline)
     pairs[["value", "lower", "upper", "lpl", "upl", "spl"]] *= unit
@@ -399,8 +411,63 @@ def insider_attack(
                       & ~pairs["exact"]) | (pairs["status"] == "not computed")]
     return InsiderAttack(failing.reset_index(drop=True), certificates.respondents,
                          certificates.pairs_in_blocks(checked), len(reqs), by_known,
-                         certificates.n_solves, bounds, unchecked, perf_counter() - start,
-                         unexamined)
+                         sum(o.flows for o in outcomes), bounds, unchecked,
+                         perf_counter() - start, unexamined)
+
+
+@dataclass(frozen=True)
+class _Examined:
+    """What examining some requirements found: the failing (group, cell) pairs, the
+    requirements proven by known deviations, the flows solved, and the requirements (and
+    their cells) the deadline left unexamined."""
+
+    failed: set[tuple[int, int]]
+    by_known: int
+    flows: int
+    unchecked: int
+    unexamined: np.ndarray
+
+
+def _examine(certificates: _Certificates, reqs: list[Requirement],
+             suspects: list[np.ndarray | None], slack: np.ndarray, deadline: Deadline,
+             reporter: ProgressReporter | None = None) -> _Examined:
+    """Each requirement against the respondents the witnesses and the known deviations
+    leave open: a certificate per scenario (:func:`insider_proofs`); a scenario without
+    one fails its pair."""
+    failed: set[tuple[int, int]] = set()
+    by_known = unchecked = 0
+    for k, req in enumerate(reqs):
+        if deadline.expired:
+            unchecked = len(reqs) - k
+            break
+        if reporter is not None:
+            reporter.update(k, f"{len(failed):,} pairs fail")
+        open_groups = _common(suspects[k], certificates.known.suspects(req, slack[req.cell])[0])
+        if open_groups is not None and len(open_groups) == 0:
+            by_known += 1
+            continue
+        _, scenarios = insider_proofs(req, certificates.insiders, certificates.prove,
+                                      suspects=open_groups)
+        if deadline.expired:  # a flow stopped by the time limit proves nothing
+            unchecked = len(reqs) - k
+            break
+        for scenario in scenarios:
+            if scenario.fixed:
+                failed.add((int(certificates.insiders.group[scenario.fixed[0]]), req.cell))
+            else:  # its level was raised for the sliding level: every respondent near it
+                failed.update((int(g), req.cell) for g in certificates.groups_near(req.cell))
+    unexamined = np.unique(np.array([r.cell for r in reqs[len(reqs) - unchecked:]],
+                                    dtype=np.int64))
+    return _Examined(failed, by_known, certificates.n_solves, unchecked, unexamined)
+
+
+def _examine_chunk(task: tuple) -> _Examined:
+    """:func:`_examine` on a share of the requirements (a parallel task): its own
+    certificates over the attack and a deadline of the seconds it was given."""
+    attack, values, insiders, hops, local, reqs, suspects, slack, seconds = task
+    deadline = Deadline(seconds)
+    return _examine(_Certificates(attack, values, insiders, hops, local, deadline), reqs,
+                    suspects, slack, deadline)
 
 
 def _common(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray | None:

@@ -134,9 +134,10 @@ def audit(
         every 10 s), e.g. :func:`print_progress`.
     n_jobs, client
         Share the LP bounds of each block (and the witness search, the settling of
-        requirements: a group of blocks and a direction per task) among ``n_jobs``
-        processes or the workers of a ``dask.distributed`` client
-        (:func:`tabsdc._parallel.parallel_map`); the intervals are the same.
+        requirements: a group of blocks and a direction per task, and the insider attack's
+        requirements) among ``n_jobs`` processes or the workers of a
+        ``dask.distributed`` client (:func:`tabsdc._parallel.parallel_map`); the intervals
+        and verdicts are the same.
 
     Returns
     -------
@@ -220,7 +221,7 @@ def audit(
     insider = None
     if groups is not None:
         insider = _insider_attack(working, attack, frame, groups, proof, tol, unit, deadline,
-                                  progress)
+                                  progress, n_jobs, client)
     if insider is not None:
         frame = _with_insider(frame, insider.pairs, insider.unexamined, attack.hidden_cells,
                               table.n_cells)
@@ -631,7 +632,7 @@ def _respondents(table: Table, hidden: np.ndarray) -> Insiders | None:
 def _insider_attack(
     working: Table, attack: IntervalAttack, frame: pd.DataFrame, groups: Insiders,
     proof: WitnessBounds | None, tol: float, unit: float, deadline: Deadline,
-    progress: Progress | None
+    progress: Progress | None, n_jobs: int | None, client: Any
 ) -> InsiderAttack:
     """The insider attack on the sensitive cells the outsider does not already break."""
     cells = working.cells
@@ -641,7 +642,8 @@ def _insider_attack(
     return insider_attack(attack, working.values, levels, checked, groups,
                           witnesses=None if proof is None else proof.deviations,
                           hops=max(3, len(working.dims)) + 1, tol=tol, unit=unit,
-                          deadline=deadline, progress=progress)
+                          deadline=deadline, progress=progress, n_jobs=n_jobs,
+                          client=client)
 
 
 def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, unexamined: np.ndarray,

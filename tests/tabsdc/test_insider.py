@@ -212,6 +212,27 @@ def test_outer_intervals_of_failing_pairs_hold_the_exact_ones(monkeypatch, seed,
         assert not (row.lower_ok and row.upper_ok and row.sliding_ok) or row.exact
 
 
+def test_the_attack_in_two_processes_and_on_a_dask_cluster_finds_the_same_pairs(monkeypatch):
+    # the requirements in shares with certificates of their own: other flows, the same
+    # failing pairs and verdicts
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(insider_module, "PARALLEL_REQUIREMENTS", 1)
+    frame, names, published = outsider_pattern(5, 3, 0.1)
+    one = audit(published)
+    two = audit(published, n_jobs=2)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        dask = audit(published, client=client)
+    assert len(one.insider.pairs) > 3 and one.insider.complete
+    for other in (two, dask):
+        assert other.insider.pairs.equals(one.insider.pairs)
+        assert other.frame.equals(one.frame)
+        assert other.insider.requirements == one.insider.requirements
+    assert audit_failures(two, frame, names) == independent_insider_failures(
+        published, contributions(frame, names, published))
+
+
 @pytest.mark.slow
 @settings(max_examples=2, deadline=None)
 @given(seed=st.integers(0, 10_000), dims=st.sampled_from([2, 3]))
