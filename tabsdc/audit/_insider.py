@@ -53,6 +53,7 @@ from tabsdc._errors import SolverError
 from tabsdc._flows import (
     DOWN,
     LOCAL_ABOVE,
+    TOL,
     UP,
     Requirement,
     flow_model,
@@ -87,8 +88,8 @@ RELAXED_HOPS = 2
 #: Reaches of the relaxations that bound a failing pair from outside before its exact
 #: interval (on a 38,000-cell block the exact one's first solve takes minutes), and the
 #: largest relaxation tried.
-OUTER_HOPS = (2, 3, 4)
-OUTER_CELLS = 4096
+OUTER_HOPS = (2, 3)
+OUTER_CELLS = 1024
 #: Requirements below which the attack stays in one process, and the shares of them each
 #: worker gets (several, so that a share of costly cells does not hold the others up).
 PARALLEL_REQUIREMENTS = 200
@@ -400,12 +401,20 @@ def insider_attack(
     else:
         outcomes = [_examine(certificates, reqs, suspects, slack, deadline, reporter)]
     failed = set().union(*(o.failed for o in outcomes))
+    outer: dict[tuple[int, int], tuple[float, float]] = {}
+    for o in outcomes:  # a cell's two requirements may lie in two shares
+        for pair, (lower, upper) in o.outer.items():
+            if not np.isnan(lower):
+                outer[pair] = _with_bound(outer.get(pair), DOWN, lower)
+            if not np.isnan(upper):
+                outer[pair] = _with_bound(outer.get(pair), UP, upper)
     by_known = sum(o.by_known for o in outcomes)
     unexamined = np.unique(np.concatenate([o.unexamined for o in outcomes]))
     unchecked = sum(o.unchecked for o in outcomes)
     reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound")
     pairs, bounds = _pair_intervals(attack, certificates.region, values, (lpl, upl, spl),
-                                    slack, insiders, sorted(failed), deadline)
+                                    slack, insiders, sorted(failed), outer, deadline,
+                                    progress)
     pairs[["value", "lower", "upper", "lpl", "upl", "spl"]] *= unit
     failing = pairs[~(pairs["lower_ok"] & pairs["upper_ok"] & pairs["sliding_ok"]
                       & ~pairs["exact"]) | (pairs["status"] == "not computed")]
@@ -417,11 +426,13 @@ def insider_attack(
 
 @dataclass(frozen=True)
 class _Examined:
-    """What examining some requirements found: the failing (group, cell) pairs, the
-    requirements proven by known deviations, the flows solved, and the requirements (and
-    their cells) the deadline left unexamined."""
+    """What examining some requirements found: the failing (group, cell) pairs and the
+    outer ``(lower, upper)`` bounds that refuted some of them on a relaxation (NaN on a
+    side not refuted there), the requirements proven by known deviations, the flows solved,
+    and the requirements (and their cells) the deadline left unexamined."""
 
     failed: set[tuple[int, int]]
+    outer: dict[tuple[int, int], tuple[float, float]]
     by_known: int
     flows: int
     unchecked: int
@@ -435,6 +446,7 @@ def _examine(certificates: _Certificates, reqs: list[Requirement],
     leave open: a certificate per scenario (:func:`insider_proofs`); a scenario without
     one fails its pair."""
     failed: set[tuple[int, int]] = set()
+    outer: dict[tuple[int, int], tuple[float, float]] = {}
     by_known = unchecked = 0
     for k, req in enumerate(reqs):
         if deadline.expired:
@@ -453,12 +465,24 @@ def _examine(certificates: _Certificates, reqs: list[Requirement],
             break
         for scenario in scenarios:
             if scenario.fixed:
-                failed.add((int(certificates.insiders.group[scenario.fixed[0]]), req.cell))
+                pair = (int(certificates.insiders.group[scenario.fixed[0]]), req.cell)
+                failed.add(pair)
+                if scenario in certificates.outer:
+                    outer[pair] = _with_bound(outer.get(pair), scenario.direction,
+                                              certificates.outer[scenario])
             else:  # its level was raised for the sliding level: every respondent near it
                 failed.update((int(g), req.cell) for g in certificates.groups_near(req.cell))
     unexamined = np.unique(np.array([r.cell for r in reqs[len(reqs) - unchecked:]],
                                     dtype=np.int64))
-    return _Examined(failed, by_known, certificates.n_solves, unchecked, unexamined)
+    return _Examined(failed, outer, by_known, certificates.n_solves, unchecked, unexamined)
+
+
+def _with_bound(bounds: tuple[float, float] | None, direction: int, bound: float
+                ) -> tuple[float, float]:
+    """A pair's outer ``(lower, upper)`` (NaN: not known) with ``bound`` on the side of
+    ``direction``."""
+    lower, upper = (np.nan, np.nan) if bounds is None else bounds
+    return (lower, bound) if direction > 0 else (bound, upper)
 
 
 def _examine_chunk(task: tuple) -> _Examined:
@@ -534,6 +558,9 @@ class _Certificates:
     def __init__(self, attack: IntervalAttack, values: np.ndarray, insiders: Insiders,
                  hops: int, local: bool, deadline: Deadline):
         self.attack, self.insiders, self.hops, self.local = attack, insiders, hops, local
+        self.values = values
+        #: Outer bounds of refuted scenarios: the furthest their cell moves their way
+        self.outer: dict[Requirement, float] = {}
         self.deadline = deadline
         hidden = attack.hidden_cells
         n = len(values)
@@ -594,8 +621,11 @@ class _Certificates:
         fixed = fixed[fixed >= 0]
         in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()))
         block = int(self.component[req.cell])
-        if len(fixed) and self.sizes[block] > GROWN_CELLS and self._refuted(in_block):
-            return None
+        if len(fixed) and self.sizes[block] > GROWN_CELLS:
+            reach = self._relaxed_reach(in_block)
+            if reach is not None:
+                self.outer[req] = float(self.values[req.cell] + req.direction * reach)
+                return None
         found, tried = None, 0
         local = self.local or self.sizes[block] > LOCAL_ABOVE
         if local and not self._whole_is_cheaper(block):
@@ -638,20 +668,29 @@ class _Certificates:
             regions[size] = self.region.grown(np.array([cell]), size)
         return regions[size]
 
-    def _refuted(self, req: Requirement) -> bool:
-        """Whether no flow meets ``req`` even on the relaxation around its cell: the rows
-        within :data:`RELAXED_HOPS` ``- 1`` hops of it over every cell they hold, the other
-        rows dropped (:meth:`~tabsdc.audit._block.Block.relaxation`). No flow there, none in
-        the block. Solved without a time limit (a few hundred cells); a solve that fails
-        for another reason only sends the pair to its exact interval, which decides it."""
+    def _relaxed_reach(self, req: Requirement) -> float | None:
+        """How far ``req``'s cell moves its way on the relaxation around it when that is
+        short of the level (then no flow meets ``req`` in the block either, and the cell
+        moves at most that far there: an outer bound), else None. The relaxation: the rows
+        within :data:`RELAXED_HOPS` ``- 1`` hops of the cell over every cell they hold, the
+        other rows dropped (:meth:`~tabsdc.audit._block.Block.relaxation`). Solved without
+        a time limit (a few hundred cells); a solve that fails only sends the scenario on
+        to the grown regions and the block."""
         self.n_solves += 1
         inner = self.region.neighbourhood(np.array([req.cell]), RELAXED_HOPS - 1)
         rows, cells = self.region.hop(inner)
         held = np.isin(cells, req.fixed)
         model = flow_model(self.by_row[rows][:, cells], np.where(held, 0.0, self.up[cells]),
                            np.where(held, 0.0, self.down[cells]))
-        return solve_flow(model, req, int(np.searchsorted(cells, req.cell)),
-                          np.ones(len(cells))) is None
+        i, n = int(np.searchsorted(cells, req.cell)), len(cells)
+        objective = np.zeros(2 * n)
+        objective[[i, n + i]] = -req.direction, req.direction  # the most p_i - q_i its way
+        model.set_objective(objective)
+        result = model.solve()
+        if result.status != "optimal":
+            return None
+        reach = -float(result.objective)
+        return reach if reach < req.level - TOL * max(1.0, req.level) else None
 
     def _whole_is_cheaper(self, block: int) -> bool:
         """Whether the block's kept model has solved a flow (mean of at least
@@ -689,23 +728,37 @@ class _Certificates:
 
 def _pair_intervals(
     attack: IntervalAttack, region: Block, values: np.ndarray, levels: tuple[np.ndarray, ...],
-    slack: np.ndarray, insiders: Insiders, pairs: list[tuple[int, int]], deadline: Deadline
+    slack: np.ndarray, insiders: Insiders, pairs: list[tuple[int, int]],
+    outer: dict[tuple[int, int], tuple[float, float]], deadline: Deadline,
+    progress: Progress | None = None
 ) -> tuple[pd.DataFrame, int]:
     """The interval of each exposed cell with its respondent's cells fixed, and the
-    verdicts: an outer interval (:func:`_outer_pairs`) where it already misses a level,
-    else the exact one: per block one kept model, the respondent's bounds set to ``[a, a]``
-    and restored, one ``min``/``max`` pair per exposed cell."""
+    verdicts: the ``outer`` bounds that refuted the pair (the other side at the a-priori
+    bound), else an outer interval on relaxations (:func:`_outer_pairs`) where it already
+    misses a level, else the exact one: per block one kept model, the respondent's bounds
+    set to ``[a, a]`` and restored, one ``min``/``max`` pair per exposed cell."""
     lpl, upl, spl = levels
     n_pairs = len(pairs)
     group = np.array([g for g, _ in pairs], dtype=np.int64)
     exposed = np.array([j for _, j in pairs], dtype=np.int64)
     position = np.full(len(values), -1, dtype=np.int64)
     position[attack.hidden_cells] = np.arange(len(attack.hidden_cells))
-    lower, upper, decided = _outer_pairs(region, position, levels, slack, insiders, group,
-                                         exposed, deadline)
+    refuted = np.array([outer.get(pair, (np.nan, np.nan)) for pair in pairs],
+                       dtype=float).reshape(n_pairs, 2)
+    decided = ~np.isnan(refuted).all(axis=1)
+    at = position[exposed]
+    lower = np.where(np.isnan(refuted[:, 0]), attack.lb[at], refuted[:, 0])
+    upper = np.where(np.isnan(refuted[:, 1]), attack.ub[at], refuted[:, 1])
+    lower[~decided] = upper[~decided] = np.nan
+    relaxed = ~decided
+    lower[relaxed], upper[relaxed], decided[relaxed] = _outer_pairs(
+        region, position, levels, slack, insiders, group[relaxed], exposed[relaxed],
+        deadline, progress)
     status = np.where(decided, "outer bound", "not computed").astype(object)
     block = attack.component[position[exposed]] if n_pairs else np.zeros(0, dtype=np.int64)
     bounds = 0
+    reporter = ProgressReporter(progress, "audit (insider pairs, exact intervals)",
+                                int((~decided).sum()), unit="pairs")
     for b in np.unique(block[~decided]).tolist():
         if deadline.expired:
             break
@@ -730,6 +783,8 @@ def _pair_intervals(
             model.set_col_bounds(columns, attack.lb[held], attack.ub[held])
             lower[at], upper[at], status[at] = lo, hi, st
             bounds += 2 * int(np.sum(st != "not computed"))
+            reporter.update(bounds // 2)
+    reporter.finish(bounds // 2)
     a = values[exposed]
     tolerance = slack[exposed]
     computed = status != "not computed"
@@ -748,7 +803,8 @@ def _pair_intervals(
 
 def _outer_pairs(
     region: Block, position: np.ndarray, levels: tuple[np.ndarray, ...], slack: np.ndarray,
-    insiders: Insiders, group: np.ndarray, exposed: np.ndarray, deadline: Deadline
+    insiders: Insiders, group: np.ndarray, exposed: np.ndarray, deadline: Deadline,
+    progress: Progress | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Outer intervals that decide failing pairs: per exposed cell, relaxations of the
     reaches :data:`OUTER_HOPS` (up to :data:`OUTER_CELLS` cells) with each open
@@ -763,7 +819,11 @@ def _outer_pairs(
     lpl, upl, spl = levels
     lower, upper = np.full(len(group), np.nan), np.full(len(group), np.nan)
     decided = np.zeros(len(group), dtype=bool)
-    for j in np.unique(exposed).tolist():
+    cells = np.unique(exposed)
+    reporter = ProgressReporter(progress, "audit (insider pairs, relaxations)", len(cells),
+                                unit="cells")
+    for n, j in enumerate(cells.tolist()):
+        reporter.update(n, f"{int(decided.sum()):,} of {len(group):,} pairs decided")
         at = np.flatnonzero(exposed == j)
         for hops in OUTER_HOPS:
             if deadline.expired or decided[at].all():
@@ -781,6 +841,7 @@ def _outer_pairs(
                                                        & ~checks[3])
             lower[open_[missed]], upper[open_[missed]] = lo[missed], hi[missed]
             decided[open_[missed]] = True
+    reporter.finish(len(cells), f"{int(decided.sum()):,} of {len(group):,} pairs decided")
     return lower, upper, decided
 
 
