@@ -57,6 +57,7 @@ from tabsdc._flows import (
     UP,
     Requirement,
     flow_model,
+    flow_reach,
     local_deviation,
     solve_flow,
 )
@@ -682,15 +683,9 @@ class _Certificates:
         held = np.isin(cells, req.fixed)
         model = flow_model(self.by_row[rows][:, cells], np.where(held, 0.0, self.up[cells]),
                            np.where(held, 0.0, self.down[cells]))
-        i, n = int(np.searchsorted(cells, req.cell)), len(cells)
-        objective = np.zeros(2 * n)
-        objective[[i, n + i]] = -req.direction, req.direction  # the most p_i - q_i its way
-        model.set_objective(objective)
-        result = model.solve()
-        if result.status != "optimal":
-            return None
-        reach = -float(result.objective)
-        return reach if reach < req.level - TOL * max(1.0, req.level) else None
+        reach = flow_reach(model, int(np.searchsorted(cells, req.cell)), req.direction)
+        short = reach is not None and reach < req.level - TOL * max(1.0, req.level)
+        return reach if short else None
 
     def _whole_is_cheaper(self, block: int) -> bool:
         """Whether the block's kept model has solved a flow (mean of at least
