@@ -63,7 +63,7 @@ from tabsdc._flows import (
 )
 from tabsdc._network import neighbourhood
 from tabsdc._parallel import parallel_map, worker_count
-from tabsdc._progress import Deadline, Progress, ProgressReporter
+from tabsdc._progress import Deadline, Progress, ProgressReporter, heartbeat
 from tabsdc._respondents import Insiders
 from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
@@ -394,11 +394,13 @@ def insider_attack(
             done[0] += len(chunks[index])
             reporter.update(done[0])
 
-        outcomes = parallel_map(_examine_chunk, [
-            (attack, values, insiders, hops, witnesses is not None,
-             [reqs[k] for k in chunk], [suspects[k] for k in chunk], slack,
-             deadline.remaining() if deadline.limited else None) for chunk in chunks],
-            n_jobs=n_jobs, client=client, on_result=finished)
+        with heartbeat(progress, f"audit (insider attack): {len(chunks)} shares in parallel",
+                       deadline.remaining() if deadline.limited else None, quiet=True):
+            outcomes = parallel_map(_examine_chunk, [
+                (attack, values, insiders, hops, witnesses is not None,
+                 [reqs[k] for k in chunk], [suspects[k] for k in chunk], slack,
+                 deadline.remaining() if deadline.limited else None) for chunk in chunks],
+                n_jobs=n_jobs, client=client, on_result=finished)
     else:
         outcomes = [_examine(certificates, reqs, suspects, slack, deadline, reporter)]
     failed = set().union(*(o.failed for o in outcomes))
