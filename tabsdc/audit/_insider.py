@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from time import perf_counter
+from time import perf_counter, time
 from typing import Any
 
 import numpy as np
@@ -399,7 +399,8 @@ def insider_attack(
             outcomes = parallel_map(_examine_chunk, [
                 (attack, values, insiders, hops, witnesses is not None,
                  [reqs[k] for k in chunk], [suspects[k] for k in chunk], slack,
-                 deadline.remaining() if deadline.limited else None) for chunk in chunks],
+                 time() + deadline.remaining() if deadline.limited else None)
+                for chunk in chunks],
                 n_jobs=n_jobs, client=client, on_result=finished)
     else:
         outcomes = [_examine(certificates, reqs, suspects, slack, deadline, reporter)]
@@ -490,9 +491,10 @@ def _with_bound(bounds: tuple[float, float] | None, direction: int, bound: float
 
 def _examine_chunk(task: tuple) -> _Examined:
     """:func:`_examine` on a share of the requirements (a parallel task): its own
-    certificates over the attack and a deadline of the seconds it was given."""
-    attack, values, insiders, hops, local, reqs, suspects, slack, seconds = task
-    deadline = Deadline(seconds)
+    certificates over the attack, and the audit's deadline as a wall-clock time (a share
+    that waited for a worker has only what is left of it)."""
+    attack, values, insiders, hops, local, reqs, suspects, slack, end = task
+    deadline = Deadline(None if end is None else max(0.01, end - time()))  # 0.01: expired
     return _examine(_Certificates(attack, values, insiders, hops, local, deadline), reqs,
                     suspects, slack, deadline)
 

@@ -8,6 +8,7 @@ verdicts must agree with it, and every suppression method's pattern must pass it
 """
 
 import dataclasses
+import time
 
 import numpy as np
 import pandas as pd
@@ -324,6 +325,16 @@ def test_an_attack_cut_short_by_the_time_limit_is_never_protected():
     assert examined.complete and len(examined.unexamined) == 0
     cut = dataclasses.replace(result, insider=late)
     assert cut.status == "time-limited" and not cut.protected
+    # a share of the parallel attack gets the audit's end as a wall-clock time: one that
+    # starts after it (it waited for a worker) examines nothing
+    reqs = insider_module._requirements(
+        (table.cells["status"] == "u").to_numpy() & hidden, *(table.cells[c].to_numpy(float)
+                                                             for c in ("lpl", "upl", "spl")),
+        np.full(table.n_cells, 1e-6))
+    share = [attack, table.values, _groups(table, hidden), 4, False, reqs, [None] * len(reqs),
+             np.full(table.n_cells, 1e-6)]
+    assert insider_module._examine_chunk((*share, time.time() - 1)).unchecked == len(reqs)
+    assert insider_module._examine_chunk((*share, time.time() + 60)).unchecked == 0
 
 
 def _groups(table: Table, hidden: np.ndarray):
