@@ -105,41 +105,30 @@ def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
     return deviation
 
 
-def flow_reach(model: HighsModel, i: int, direction: int, time_limit: float | None = None,
-               *, fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-               ) -> float | None:
+def flow_reach(model: HighsModel, i: int, direction: int) -> float | None:
     """How far column ``i`` moves in ``direction`` over the flows of ``model`` (the most
-    ``p_i - q_i`` its way, ``inf`` when unbounded), ``fixed`` columns held at zero and
-    restored after as in :func:`solve_flow`; None when the solve did not end optimal. When
-    no flow meets a requirement, this is the cell's extreme that misses it.
+    ``p_i - q_i`` its way; ``inf`` when unbounded, None when the solve did not end
+    optimal). When no flow meets a requirement, this is the cell's extreme that misses it.
 
     Examples
     --------
     ``x0 + x1 = x2``, each cell able to move 5 up and 5 down: x0 moves 5 up; with x1
-    held as well, still 5 (against x2); with x1 and x2 held, not at all.
+    held (no room), still 5, against x2; with x1 and x2 held, not at all.
 
-    >>> model = flow_model(sp.csr_array([[1.0, 1, -1]]), np.full(3, 5.0), np.full(3, 5.0))
-    >>> flow_reach(model, 0, UP), flow_reach(model, 0, UP, fixed=(np.array([1]),
-    ...                                                          np.full(1, 5.0), np.full(1, 5.0)))
-    (5.0, 5.0)
-    >>> flow_reach(model, 0, UP, fixed=(np.array([1, 2]), np.full(2, 5.0), np.full(2, 5.0)))
+    >>> A = sp.csr_array([[1.0, 1, -1]])
+    >>> flow_reach(flow_model(A, np.full(3, 5.0), np.full(3, 5.0)), 0, UP)
+    5.0
+    >>> room = np.array([5.0, 0, 5])
+    >>> flow_reach(flow_model(A, room, room), 0, UP)
+    5.0
+    >>> flow_reach(flow_model(A, np.array([5.0, 0, 0]), np.array([5.0, 0, 0])), 0, UP)
     0.0
     """
     n = model.n_cols // 2
-    model.set_time_limit(time_limit)
     objective = np.zeros(2 * n)
     objective[[i, n + i]] = -direction, direction
     model.set_objective(objective)
-    held, held_up, held_down = ((np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
-                                if fixed is None else (np.asarray(f) for f in fixed))
-    held = np.concatenate([held, n + held]).astype(np.int64)
-    if len(held):
-        model.set_col_bounds(held, 0.0, 0.0)
-    try:
-        result = model.solve()
-    finally:
-        if len(held):
-            model.set_col_bounds(held, 0.0, np.concatenate([held_up, held_down]))
+    result = model.solve()
     if result.status == "unbounded":
         return np.inf
     if result.status != "optimal":
