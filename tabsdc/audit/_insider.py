@@ -563,7 +563,6 @@ class _Certificates:
     def __init__(self, attack: IntervalAttack, values: np.ndarray, insiders: Insiders,
                  hops: int, local: bool, deadline: Deadline):
         self.attack, self.insiders, self.hops, self.local = attack, insiders, hops, local
-        self.values = values
         #: Outer bounds of refuted scenarios: the furthest their cell moves their way
         self.outer: dict[Requirement, float] = {}
         self.deadline = deadline
@@ -629,7 +628,7 @@ class _Certificates:
         if len(fixed) and self.sizes[block] > GROWN_CELLS:
             reach = self._relaxed_reach(in_block)
             if reach is not None:
-                self.outer[req] = float(self.values[req.cell] + req.direction * reach)
+                self.outer[req] = float(self.region.values[p] + req.direction * reach)
                 return None
         found, tried = None, 0
         local = self.local or self.sizes[block] > LOCAL_ABOVE
