@@ -77,6 +77,31 @@ def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
     bounds ``(up, down)`` of ``i``. ``fixed``: columns held at zero for this solve and
     their kept bounds ``(columns, up, down)``, restored after.
     """
+    return flow_and_status(model, req, i, w, restore, time_limit, fixed=fixed)[0]
+
+
+def flow_and_status(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
+                    restore: tuple[float, float] | None = None,
+                    time_limit: float | None = None, *,
+                    fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray | None, str]:
+    """:func:`solve_flow`'s deviation and the solve's status
+    (:data:`~tabsdc.solver.STATUSES`): ``"infeasible"`` proves that no flow meets ``req``
+    (by convexity the cell then moves less than the level its way), a deviation of None
+    with any other status proves nothing (a time limit, a numerical failure).
+
+    Examples
+    --------
+    ``x0 + x1 = x2``, x1 fixed, x2 able to move 3 each way: x0 moves 3 up, not 4.
+
+    >>> A = sp.csr_array([[1.0, 1, -1]])
+    >>> room = np.array([9.0, 0, 3])
+    >>> model, w = flow_model(A, room, room), np.ones(3)
+    >>> flow_and_status(model, Requirement(0, UP, 3.0), 0, w, restore=(9.0, 9.0))[1]
+    'optimal'
+    >>> flow_and_status(model, Requirement(0, UP, 4.0), 0, w, restore=(9.0, 9.0))
+    (None, 'infeasible')
+    """
     n = len(w)
     model.set_time_limit(time_limit)
     model.set_objective(np.concatenate([w, w]))
@@ -99,10 +124,10 @@ def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
         elif len(held):
             model.set_col_bounds(held, 0.0, kept)
     if not result.has_solution:
-        return None
+        return None, result.status
     deviation = result.x[:n] - result.x[n:]
     deviation[np.abs(deviation) <= TOL * max(1.0, req.level)] = 0.0
-    return deviation
+    return deviation, result.status
 
 
 def flow_reach(model: HighsModel, i: int, direction: int) -> float | None:

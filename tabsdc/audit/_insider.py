@@ -30,12 +30,17 @@ cells. So:
   around j (:data:`GROWN_CELLS`, doubling) before the whole block;
 * the respondents still open for j are those every certificate found so far moves; each
   gets its own flow with its cells fixed (:func:`insider_proofs`), which proves the pair or,
-  solved over the whole block, refutes it exactly;
-* the pairs refuted get an interval and verdicts: first an outer interval on
-  relaxations around the exposed cell (:func:`~tabsdc.audit._outer_bounds.relaxed_intervals`,
-  :data:`OUTER_HOPS`), which decides the pair when it already misses a level (the exact
-  interval lies within it); otherwise the exact interval (the block's kept HiGHS model
-  with the respondent's bounds set to ``[a_c, a_c]``, re-solved per exposed cell).
+  solved over the whole block, refutes it exactly: the flow is asked for the level less
+  the verdicts' tolerance, so a solve the solver proves infeasible shows that the exact
+  interval misses the level (convexity: the cell cannot move that far);
+* the pairs refuted get an interval and verdicts: on a block of more than
+  :data:`GROWN_CELLS` cells, the level a proven-infeasible flow missed decides the pair
+  (status ``"no flow"``); otherwise first an outer interval on relaxations around the
+  exposed cell (:func:`~tabsdc.audit._outer_bounds.relaxed_intervals`, :data:`OUTER_HOPS`),
+  which decides the pair when it already misses a level (the exact interval lies within
+  it); otherwise the exact interval (the block's kept HiGHS model with the respondent's
+  bounds set to ``[a_c, a_c]``, re-solved per exposed cell), and where the time limit
+  leaves that open, the missed level when there is one.
 """
 
 from __future__ import annotations
@@ -56,10 +61,10 @@ from tabsdc._flows import (
     TOL,
     UP,
     Requirement,
+    flow_and_status,
     flow_model,
     flow_reach,
     local_deviation,
-    solve_flow,
 )
 from tabsdc._network import neighbourhood
 from tabsdc._parallel import parallel_map, worker_count
@@ -258,8 +263,12 @@ class InsiderAttack:
         with the respondent's cells fixed, ``lpl``/``upl``/``spl``, ``lower_ok``,
         ``upper_ok``, ``sliding_ok``, ``exact`` and ``status``: ``"optimal"`` (the exact
         interval), ``"outer bound"`` (an interval around the exact one from a relaxation:
-        its False verdicts are proven, its True ones are not) or ``"not computed"`` when
-        the time limit came first (NaN bounds).
+        its False verdicts are proven, its True ones are not), ``"no flow"`` (no deviation
+        with the respondent's cells fixed moves the cell by its level on a side: that side's
+        bound is the level, not reached, and its verdict False; the other side is the
+        a-priori bound) or ``"not computed"`` (NaN bounds) when the time limit came first
+        or, on a block of more than :data:`GROWN_CELLS` cells, when another pair already
+        shows the cell exposed (there an exact interval can take minutes).
     respondents : int
         Respondents (groups of single-contributor cells) with a hidden primary.
     pairs_in_blocks : int
@@ -295,8 +304,11 @@ class InsiderAttack:
 
     @property
     def complete(self) -> bool:
-        """Every requirement was examined and every failing pair bounded in time."""
-        return self.unchecked == 0 and not (self.pairs["status"] == "not computed").any()
+        """Every requirement was examined, and every cell with a failing pair left
+        unbounded has another pair that shows it exposed (its verdict is settled)."""
+        open_ = (self.pairs["status"] == "not computed").to_numpy()
+        cells = self.pairs["exposed"].to_numpy()
+        return self.unchecked == 0 and bool(np.isin(cells[open_], cells[~open_]).all())
 
     @property
     def passed(self) -> bool:
@@ -378,7 +390,7 @@ def insider_attack(
     lpl, upl, spl = (np.asarray(x, dtype=float) for x in levels)
     slack = tol * np.maximum(1.0, np.abs(values))
     certificates = _Certificates(attack, values, insiders, hops, witnesses is not None,
-                                 deadline)
+                                 slack, deadline)
     reqs = _requirements(np.asarray(checked, dtype=bool) & certificates.exposed, lpl, upl,
                          spl, slack)
     suspects = (_witness_suspects(reqs, witnesses, insiders, slack) if witnesses is not None
@@ -416,9 +428,10 @@ def insider_attack(
     unexamined = np.unique(np.concatenate([o.unexamined for o in outcomes]))
     unchecked = sum(o.unchecked for o in outcomes)
     reporter.finish(len(reqs) - unchecked, f"{len(failed):,} pairs to bound")
+    no_flow = set().union(*(o.no_flow for o in outcomes))
     pairs, bounds = _pair_intervals(attack, certificates.region, values, (lpl, upl, spl),
-                                    slack, insiders, sorted(failed), outer, deadline,
-                                    progress)
+                                    slack, insiders, sorted(failed), outer, no_flow,
+                                    deadline, progress)
     pairs[["value", "lower", "upper", "lpl", "upl", "spl"]] *= unit
     failing = pairs[~(pairs["lower_ok"] & pairs["upper_ok"] & pairs["sliding_ok"]
                       & ~pairs["exact"]) | (pairs["status"] == "not computed")]
@@ -430,13 +443,15 @@ def insider_attack(
 
 @dataclass(frozen=True)
 class _Examined:
-    """What examining some requirements found: the failing (group, cell) pairs and the
+    """What examining some requirements found: the failing (group, cell) pairs, the
     outer ``(lower, upper)`` bounds that refuted some of them on a relaxation (NaN on a
-    side not refuted there), the requirements proven by known deviations, the flows solved,
-    and the requirements (and their cells) the deadline left unexamined."""
+    side not refuted there), the (group, cell, direction) scenarios no flow over the whole
+    block meets, the requirements proven by known deviations, the flows solved, and the
+    requirements (and their cells) the deadline left unexamined."""
 
     failed: set[tuple[int, int]]
     outer: dict[tuple[int, int], tuple[float, float]]
+    no_flow: set[tuple[int, int, int]]
     by_known: int
     flows: int
     unchecked: int
@@ -451,6 +466,7 @@ def _examine(certificates: _Certificates, reqs: list[Requirement],
     one fails its pair."""
     failed: set[tuple[int, int]] = set()
     outer: dict[tuple[int, int], tuple[float, float]] = {}
+    no_flow: set[tuple[int, int, int]] = set()
     by_known = unchecked = 0
     for k, req in enumerate(reqs):
         if deadline.expired:
@@ -474,11 +490,14 @@ def _examine(certificates: _Certificates, reqs: list[Requirement],
                 if scenario in certificates.outer:
                     outer[pair] = _with_bound(outer.get(pair), scenario.direction,
                                               certificates.outer[scenario])
+                if scenario in certificates.no_flow:
+                    no_flow.add((*pair, scenario.direction))
             else:  # its level was raised for the sliding level: every respondent near it
                 failed.update((int(g), req.cell) for g in certificates.groups_near(req.cell))
     unexamined = np.unique(np.array([r.cell for r in reqs[len(reqs) - unchecked:]],
                                     dtype=np.int64))
-    return _Examined(failed, outer, by_known, certificates.n_solves, unchecked, unexamined)
+    return _Examined(failed, outer, no_flow, by_known, certificates.n_solves, unchecked,
+                     unexamined)
 
 
 def _with_bound(bounds: tuple[float, float] | None, direction: int, bound: float
@@ -495,7 +514,7 @@ def _examine_chunk(task: tuple) -> _Examined:
     that waited for a worker has only what is left of it)."""
     attack, values, insiders, hops, local, reqs, suspects, slack, end = task
     deadline = Deadline(None if end is None else max(0.01, end - time()))  # 0.01: expired
-    return _examine(_Certificates(attack, values, insiders, hops, local, deadline), reqs,
+    return _examine(_Certificates(attack, values, insiders, hops, local, slack, deadline), reqs,
                     suspects, slack, deadline)
 
 
@@ -504,6 +523,13 @@ def _common(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray |
     if first is None or second is None:
         return second if first is None else first
     return np.intersect1d(first, second)
+
+
+def _proof_level(level: float, slack: float) -> float:
+    """The level a whole-block flow must meet: ``level`` less the verdicts' tolerance
+    ``slack`` (the exact interval passes within it), unless that leaves less than
+    ``slack``."""
+    return level - slack if level > 2 * slack else level
 
 
 def _requirements(cells: np.ndarray, lpl: np.ndarray, upl: np.ndarray, spl: np.ndarray,
@@ -561,10 +587,14 @@ class _Certificates:
     block of more than :data:`~tabsdc._flows.LOCAL_ABOVE` cells."""
 
     def __init__(self, attack: IntervalAttack, values: np.ndarray, insiders: Insiders,
-                 hops: int, local: bool, deadline: Deadline):
+                 hops: int, local: bool, slack: np.ndarray, deadline: Deadline):
         self.attack, self.insiders, self.hops, self.local = attack, insiders, hops, local
+        self.slack = slack
         #: Outer bounds of refuted scenarios: the furthest their cell moves their way
         self.outer: dict[Requirement, float] = {}
+        #: Scenarios no flow over the whole block meets within the verdicts' tolerance
+        #: (the solver proved it infeasible): their cell misses that level
+        self.no_flow: set[Requirement] = set()
         self.deadline = deadline
         hidden = attack.hidden_cells
         n = len(values)
@@ -647,14 +677,22 @@ class _Certificates:
             held = np.searchsorted(members, fixed)
             self.n_solves += 1
             start = perf_counter()
-            moved = solve_flow(model, in_block, i, self.insiders.weights(hidden[members]),
-                               restore=(self.up[p], self.down[p]),
-                               time_limit=self.deadline.solver_limit(),
-                               fixed=(held, self.up[fixed], self.down[fixed]))
+            # the level less the verdicts' tolerance (as the witnesses and known deviations
+            # meet it): a flow proves the exact verdict, no flow refutes it (the flows keep
+            # the relations exact; a float table's residuals, within the additivity
+            # tolerance, move a cell's reach far less than that tolerance)
+            level = _proof_level(req.level, self.slack[req.cell])
+            moved, status = flow_and_status(
+                model, replace(in_block, level=level), i,
+                self.insiders.weights(hidden[members]), restore=(self.up[p], self.down[p]),
+                time_limit=self.deadline.solver_limit(),
+                fixed=(held, self.up[fixed], self.down[fixed]))
             self._whole_seconds[block] = self._whole_seconds.get(block, 0.0) + (
                 perf_counter() - start)
             self._whole_solves[block] = self._whole_solves.get(block, 0) + 1
             if moved is None:
+                if status == "infeasible" and level < req.level:
+                    self.no_flow.add(req)
                 return None
             carrying = np.flatnonzero(moved)
             found = members[carrying], moved[carrying]
@@ -727,14 +765,20 @@ class _Certificates:
 def _pair_intervals(
     attack: IntervalAttack, region: Block, values: np.ndarray, levels: tuple[np.ndarray, ...],
     slack: np.ndarray, insiders: Insiders, pairs: list[tuple[int, int]],
-    outer: dict[tuple[int, int], tuple[float, float]], deadline: Deadline,
+    outer: dict[tuple[int, int], tuple[float, float]],
+    no_flow: set[tuple[int, int, int]], deadline: Deadline,
     progress: Progress | None = None
 ) -> tuple[pd.DataFrame, int]:
     """The interval of each exposed cell with its respondent's cells fixed, and the
     verdicts: the ``outer`` bounds that refuted the pair (the other side at the a-priori
-    bound), else an outer interval on relaxations (:func:`_outer_pairs`) where it already
-    misses a level, else the exact one: per block one kept model, the respondent's bounds
-    set to ``[a, a]`` and restored, one ``min``/``max`` pair per exposed cell."""
+    bound); on a block of more than :data:`GROWN_CELLS` cells, a level ``no_flow`` proves
+    missed (:func:`_no_flow_sides`); else an outer interval on relaxations
+    (:func:`_outer_pairs`) where it already misses a level, else the exact one: per block
+    one kept model, the respondent's bounds set to ``[a, a]`` and restored, one
+    ``min``/``max`` pair per exposed cell, a pair whose exact interval the time limit
+    leaves open decided by its ``no_flow`` side when it has one. On a large block a pair
+    whose cell another pair already shows exposed gets no exact interval
+    (``"not computed"``)."""
     lpl, upl, spl = levels
     n_pairs = len(pairs)
     group = np.array([g for g, _ in pairs], dtype=np.int64)
@@ -745,15 +789,26 @@ def _pair_intervals(
                        dtype=float).reshape(n_pairs, 2)
     decided = ~np.isnan(refuted).all(axis=1)
     at = position[exposed]
-    lower = np.where(np.isnan(refuted[:, 0]), attack.lb[at], refuted[:, 0])
-    upper = np.where(np.isnan(refuted[:, 1]), attack.ub[at], refuted[:, 1])
+    a_priori = attack.lb[at], attack.ub[at]
+    lower = np.where(np.isnan(refuted[:, 0]), a_priori[0], refuted[:, 0])
+    upper = np.where(np.isnan(refuted[:, 1]), a_priori[1], refuted[:, 1])
     lower[~decided] = upper[~decided] = np.nan
-    relaxed = ~decided
+    status = np.where(decided, "outer bound", "not computed").astype(object)
+    block = attack.component[at] if n_pairs else np.zeros(0, dtype=np.int64)
+    missed = _no_flow_sides(pairs, no_flow, values[exposed], lpl[exposed], upl[exposed],
+                            spl[exposed], slack[exposed])
+    sizes = np.bincount(attack.component, minlength=attack.n_components)
+    on_proof = ~decided & ~np.isnan(missed).all(axis=1) & (sizes[block] > GROWN_CELLS)
+    _decide_by_no_flow(on_proof, missed, a_priori, lower, upper, status)
+    relaxed = status == "not computed"
     lower[relaxed], upper[relaxed], decided[relaxed] = _outer_pairs(
         region, position, levels, slack, insiders, group[relaxed], exposed[relaxed],
         deadline, progress)
-    status = np.where(decided, "outer bound", "not computed").astype(object)
-    block = attack.component[position[exposed]] if n_pairs else np.zeros(0, dtype=np.int64)
+    status[relaxed & decided] = "outer bound"
+    decided = status != "not computed"
+    # on a large block, no exact interval for a pair whose cell another pair shows exposed
+    needless = ~decided & np.isin(exposed, exposed[decided]) & (sizes[block] > GROWN_CELLS)
+    decided |= needless
     bounds = 0
     reporter = ProgressReporter(progress, "audit (insider pairs, exact intervals)",
                                 int((~decided).sum()), unit="pairs")
@@ -783,11 +838,16 @@ def _pair_intervals(
             bounds += 2 * int(np.sum(st != "not computed"))
             reporter.update(bounds // 2)
     reporter.finish(bounds // 2)
+    _decide_by_no_flow((status == "not computed") & ~np.isnan(missed).all(axis=1), missed,
+                       a_priori, lower, upper, status)
     a = values[exposed]
     tolerance = slack[exposed]
     computed = status != "not computed"
     lower_ok, upper_ok, sliding_ok, exact = _verdicts(lower, upper, a, lpl[exposed],
                                                       upl[exposed], spl[exposed], tolerance)
+    by_proof = status == "no flow"
+    lower_ok[by_proof & ~np.isnan(missed[:, 0])] = False
+    upper_ok[by_proof & ~np.isnan(missed[:, 1])] = False
     frame = pd.DataFrame({
         "insider": insiders.insider[group] if n_pairs else np.zeros(0, dtype=np.int64),
         "exposed": exposed, "value": a, "lower": lower, "upper": upper,
@@ -797,6 +857,36 @@ def _pair_intervals(
         "status": status,
     }, columns=PAIR_COLUMNS)
     return frame, bounds
+
+
+def _no_flow_sides(pairs: list[tuple[int, int]], no_flow: set[tuple[int, int, int]],
+                   a: np.ndarray, lpl: np.ndarray, upl: np.ndarray, spl: np.ndarray,
+                   slack: np.ndarray) -> np.ndarray:
+    """Per pair, the ``(lower, upper)`` ends its cell cannot reach with the respondent's
+    cells fixed (NaN: not proven): ``a - lpl + slack`` when no flow over the block meets
+    its downward requirement, ``a + upl - slack`` when none meets its upward one and that
+    requirement is ``upl`` (not the sliding level's ``spl - lpl``, which alone proves
+    nothing). The exact interval lies strictly within: the verdict on that side fails."""
+    missed = np.full((len(pairs), 2), np.nan)
+    if not pairs:
+        return missed
+    down = np.array([(g, j, DOWN) in no_flow for g, j in pairs])
+    up = np.array([(g, j, UP) in no_flow for g, j in pairs])
+    down &= lpl > 2 * slack
+    up &= (upl >= spl - lpl) & (upl > 2 * slack)
+    missed[down, 0] = (a - lpl + slack)[down]
+    missed[up, 1] = (a + upl - slack)[up]
+    return missed
+
+
+def _decide_by_no_flow(chosen: np.ndarray, missed: np.ndarray,
+                       a_priori: tuple[np.ndarray, np.ndarray], lower: np.ndarray,
+                       upper: np.ndarray, status: np.ndarray) -> None:
+    """Give the ``chosen`` pairs their outer interval from :func:`_no_flow_sides`
+    (the a-priori bound on a side not proven) and status ``"no flow"``, in place."""
+    lower[chosen] = np.where(np.isnan(missed[:, 0]), a_priori[0], missed[:, 0])[chosen]
+    upper[chosen] = np.where(np.isnan(missed[:, 1]), a_priori[1], missed[:, 1])[chosen]
+    status[chosen] = "no flow"
 
 
 def _outer_pairs(

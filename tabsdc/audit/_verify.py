@@ -465,10 +465,15 @@ class AuditResult(ResultBase):
                          f"{int(f['integer_tighter'].sum())} cells")
         if self.insider is not None:
             lines.append("  " + self.insider.headline())
-            for r in self.insider_failures.head(10).itertuples():
-                lines.append(f"    the respondent of {r.insider} puts {r.exposed} in "
-                             f"[{r.lower:.6g}, {r.upper:.6g}] (value {r.value:.6g}, levels "
-                             f"-{r.lpl:.6g} / +{r.upl:.6g})")
+            failures = self.insider_failures
+            shown = set(failures.loc[failures["status"] != "not computed", "exposed"])
+            for r in failures.head(10).itertuples():
+                where = (f"in [{r.lower:.6g}, {r.upper:.6g}]" if r.status != "not computed"
+                         else "(interval not computed: another pair shows the cell exposed)"
+                         if r.exposed in shown else "(interval not computed: time limit)")
+                lines.append(f"    the respondent of {r.insider} puts {r.exposed} {where} "
+                             f"(value {r.value:.6g}, levels -{r.lpl:.6g} / +{r.upl:.6g})"
+                             + _OUTER_PAIRS.get(r.status, ""))
             if len(self.insider.pairs) > 10:
                 lines.append(f"    ... {len(self.insider.pairs) - 10:,} more "
                              "(AuditResult.insider_failures)")
@@ -644,6 +649,11 @@ def _insider_attack(
                           hops=max(3, len(working.dims)) + 1, tol=tol, unit=unit,
                           deadline=deadline, progress=progress, n_jobs=n_jobs,
                           client=client)
+
+
+#: What the summary adds to a failing pair's interval that is not the exact one.
+_OUTER_PAIRS = {"outer bound": ", an outer bound (the exact interval lies within it)",
+                "no flow": ", an outer bound (the cell cannot reach a level it shows)"}
 
 
 def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, unexamined: np.ndarray,

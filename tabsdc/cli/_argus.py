@@ -1,8 +1,9 @@
 """``tabsdc argus JOB.arb``: run a tau-ARGUS batch file here.
 
-``tabsdc argus JOB.arb [--time-limit S] [--log FILE] [--json FILE] [--quiet]`` reads the job's
-metadata, data, hierarchies, recodes and a-priori files, protects its tables with the
-toolkit's methods and writes the output files the batch file asks for
+``tabsdc argus JOB.arb [--time-limit S] [--n-jobs N] [--log FILE] [--json FILE] [--quiet]``
+reads the job's metadata, data, hierarchies, recodes and a-priori files, protects its tables
+with the toolkit's methods (``--n-jobs``: in that many processes where the work splits)
+and writes the output files the batch file asks for
 (:func:`tabsdc.io.argus._batch.run_batch`). The log goes to standard output (and to
 ``--log``, besides any ``<LOGBOOK>`` of the job). Exit status: 0 when every protection passed
 its audit, 1 when one did not, 2 for a job that cannot run (the message names file, line,
@@ -18,7 +19,7 @@ from pathlib import Path
 from sdcreport._files import OutputPathError, all_or_none, write_text
 from tabsdc.cli._io import write_json
 from tabsdc.cli._main import COMMANDS
-from tabsdc.cli._options import Commands, add_command, positive_seconds
+from tabsdc.cli._options import Commands, add_command, positive_seconds, processes
 from tabsdc.io.argus._batch import run_batch
 from tabsdc.io.argus._plan import plan_batch
 
@@ -43,6 +44,9 @@ def add_argus_command(commands: Commands) -> None:
     parser.add_argument("--time-limit", type=positive_seconds,
                         help="total seconds for the whole job (caps the batch file's own "
                              "limits)")
+    parser.add_argument("--n-jobs", type=processes, default=1, metavar="N",
+                        help="processes for the modular method's sub-tables, the checks and "
+                             "the audits (-1: one per core; the patterns do not depend on it)")
     parser.add_argument("--log", type=Path, help="also write the log to this file")
     parser.add_argument("--json", type=Path,
                         help="write every table's protection result as JSON")
@@ -57,7 +61,7 @@ def _run_argus(args: argparse.Namespace) -> int:
         if use is not None:
             raise OutputPathError(f"{flag} {path} is {use}; give the command's output a file "
                                   "of its own")
-    result = run_batch(plan, time_limit=args.time_limit,
+    result = run_batch(plan, time_limit=args.time_limit, n_jobs=args.n_jobs,
                        progress=None if args.quiet else print)
     with all_or_none():
         if args.log:

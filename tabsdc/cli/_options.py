@@ -92,6 +92,28 @@ def positive_seconds(text: str) -> float:
     return seconds
 
 
+def processes(text: str) -> int:
+    """``--n-jobs``: a number of processes >= 1, or -1 for one per core.
+
+    Examples
+    --------
+    >>> processes("2"), processes("-1")
+    (2, -1)
+    >>> processes("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number of processes >= 1 (or -1: one per core), not '0'
+    """
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1 and count != -1:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of processes >= 1 (or -1: one per core), not {text!r}")
+    return count
+
+
 def whole_number(text: str, least: int = 0) -> int:
     """``--decimals`` (and, with ``least=2``, ``--base``): a whole number >= ``least``.
 

@@ -194,7 +194,8 @@ def test_outer_intervals_of_failing_pairs_hold_the_exact_ones(monkeypatch, seed,
     # the respondent's cells fixed, and it misses a level; the failing pairs are those of
     # the independent attacker, with relaxations of one hop (most pairs left to the exact
     # interval) as with the default reaches, and when the scenarios are refuted on the
-    # relaxation around their cell (blocks above ``grown`` cells), whose bound is the pair's
+    # relaxation around their cell (blocks above ``grown`` cells), whose bound is the
+    # pair's, or over the whole block (no flow: the level it misses)
     monkeypatch.setattr(insider_module, "OUTER_HOPS", hops)
     monkeypatch.setattr(insider_module, "GROWN_CELLS", grown)
     frame, names, published = outsider_pattern(seed, dims, extra)
@@ -203,10 +204,20 @@ def test_outer_intervals_of_failing_pairs_hold_the_exact_ones(monkeypatch, seed,
     assert audit_failures(result, frame, names) == independent_insider_failures(
         published, in_cell)
     pairs = result.insider.pairs
-    outer = pairs[pairs["status"] == "outer bound"]
-    assert len(outer) and set(pairs["status"]) <= {"outer bound", "optimal"}
+    assert (pairs["status"] == "outer bound").any()
+    assert set(pairs["status"]) <= {"outer bound", "no flow", "optimal"}
+    assert ((pairs["status"] == "no flow").any()) == (grown == 2)
+    assert_outer_pairs_hold(published, in_cell, pairs)
+
+
+def assert_outer_pairs_hold(published: Table, in_cell: np.ndarray, pairs: pd.DataFrame
+                            ) -> None:
+    """Every pair reported with an outer interval (status ``"outer bound"`` or ``"no
+    flow"``) holds the interval linprog finds with the respondent's cells fixed, and each
+    side it says is missed is missed by that interval."""
     hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
     sole = (in_cell.sum(axis=0) == 1) & hidden
+    outer = pairs[pairs["status"].isin(["outer bound", "no flow"])]
     for row in outer.itertuples():
         (record,) = np.flatnonzero(in_cell[:, row.insider])
         known = np.flatnonzero(sole & in_cell[record]).tolist()
@@ -214,6 +225,94 @@ def test_outer_intervals_of_failing_pairs_hold_the_exact_ones(monkeypatch, seed,
         slack = 1e-6 * max(1.0, abs(row.value))
         assert row.lower <= low + slack and row.upper >= high - slack
         assert not (row.lower_ok and row.upper_ok and row.sliding_ok) or row.exact
+        assert row.lower_ok or low > row.value - row.lpl + slack
+        assert row.upper_ok or high < row.value + row.upl - slack
+
+
+def test_pairs_refuted_over_their_block_are_decided_when_the_time_limit_leaves_them_open(
+        monkeypatch):
+    # the exact intervals never computed (as when the limit comes first): a pair whose
+    # scenario no flow over the block meets is still exposed, on the side it misses (held
+    # against linprog); the others stay not computed
+    monkeypatch.setattr(insider_module, "OUTER_HOPS", ())
+    class Unsolved(insider_module.HighsModel):
+        def column_extremes(self, columns, **kwargs):
+            return (np.full(len(columns), np.nan),) * 2 + (
+                np.full(len(columns), "not computed", dtype=object),)
+
+    monkeypatch.setattr(insider_module, "HighsModel", Unsolved)
+    frame, names, published = outsider_pattern(5, 3, 0.1)
+    result = audit(published)
+    in_cell = contributions(frame, names, published)
+    pairs = result.insider.pairs
+    decided = pairs[pairs["status"] == "no flow"]
+    assert len(decided) > 3 and set(pairs["status"]) <= {"no flow", "outer bound",
+                                                         "not computed"}
+    assert_outer_pairs_hold(published, in_cell, pairs)
+    expected = independent_insider_failures(published, in_cell)
+    assert audit_failures(result, frame, names) >= expected - {
+        (int(r.insider), int(r.exposed)) for r in pairs.itertuples()
+        if r.status == "not computed"}
+
+
+def test_a_cell_one_pair_shows_exposed_needs_no_exact_interval_for_its_other_pairs(
+        monkeypatch):
+    # one proof of a missed level per cell (the others dropped, no refutation on
+    # relaxations), blocks of more than two cells: a cell's other failing pairs get no
+    # exact interval, yet every cell's verdict is settled and is the independent attacker's
+    real = insider_module._no_flow_sides
+
+    def first_per_cell(pairs, *args):
+        missed, seen = real(pairs, *args), set()
+        for k, (_, cell) in enumerate(pairs):
+            if cell in seen:
+                missed[k] = np.nan
+            elif not np.isnan(missed[k]).all():
+                seen.add(cell)
+        return missed
+
+    monkeypatch.setattr(insider_module, "GROWN_CELLS", 2)
+    monkeypatch.setattr(insider_module, "OUTER_HOPS", ())
+    monkeypatch.setattr(insider_module, "_no_flow_sides", first_per_cell)
+    monkeypatch.setattr(insider_module._Certificates, "_relaxed_reach", lambda self, req: None)
+    frame, names, published = outsider_pattern(8, 3, 0.2)
+    result = audit(published)
+    pairs = result.insider.pairs
+    assert {"no flow", "not computed"} <= set(pairs["status"]) <= {"no flow", "not computed",
+                                                                    "optimal"}
+    assert result.insider.complete and result.complete and result.not_settled.empty
+    # the summary names the open pairs' reason, never a NaN interval
+    first_open = dataclasses.replace(result, insider=dataclasses.replace(
+        result.insider, pairs=pairs.sort_values("status", ascending=False)))
+    assert "another pair shows the cell exposed" in first_open.summary()
+    assert "nan" not in first_open.summary()
+    in_cell = contributions(frame, names, published)
+    expected = independent_insider_failures(published, in_cell)
+    assert audit_failures(result, frame, names) == expected
+    assert_outer_pairs_hold(published, in_cell, pairs)
+    hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    insider_ok = result.frame["insider_ok"].to_numpy()
+    assert {int(j) for j in np.flatnonzero(hidden)[~insider_ok]} == {j for _, j in expected}
+
+
+def test_a_whole_block_flow_that_is_not_proven_infeasible_decides_nothing(monkeypatch):
+    # a solve stopped short (time limit, numerical trouble) refutes the scenario for the
+    # attack but proves no level missed: those pairs get their exact intervals
+    real = insider_module.flow_and_status
+
+    def stopped(*args, **kwargs):
+        moved, status = real(*args, **kwargs)
+        return moved, "no_solution" if status == "infeasible" else status
+
+    monkeypatch.setattr(insider_module, "GROWN_CELLS", 2)
+    monkeypatch.setattr(insider_module, "OUTER_HOPS", ())
+    monkeypatch.setattr(insider_module, "flow_and_status", stopped)
+    frame, names, published = outsider_pattern(5, 3, 0.1)
+    result = audit(published)
+    pairs = result.insider.pairs
+    assert len(pairs) > 3 and "no flow" not in set(pairs["status"])
+    assert audit_failures(result, frame, names) == independent_insider_failures(
+        published, contributions(frame, names, published))
 
 
 def test_the_attack_in_two_processes_and_on_a_dask_cluster_finds_the_same_pairs(monkeypatch):

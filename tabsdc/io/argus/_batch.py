@@ -200,7 +200,7 @@ class BatchResult(ResultBase):
 
 
 def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
-              progress: Progress | None = None) -> BatchResult:
+              progress: Progress | None = None, n_jobs: int | None = 1) -> BatchResult:
     """Run a tau-ARGUS batch file.
 
     Parameters
@@ -212,6 +212,10 @@ def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
         most the batch file's own limit for it).
     progress : callable taking one str line, optional
         Receives every log line as it is written.
+    n_jobs : int, optional
+        Processes for a suppression's independent work (the modular method's sub-tables of
+        a wave, the checks and the audit: ``suppress(n_jobs=)``; ``-1``: one per core). The
+        patterns do not depend on it.
 
     Output files (WRITETABLE, VERSIONINFO, the LOGBOOK) are written beside their targets
     and put in place together only when every command has run, so a failing job writes
@@ -229,7 +233,7 @@ def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
     plan = job if isinstance(job, BatchPlan) else plan_batch(job)
     staging = Staging()
     try:
-        runner = _Runner(plan, staging, deadline, progress)
+        runner = _Runner(plan, staging, deadline, progress, n_jobs)
         runner.say(f"Start of batch procedure; file: {plan.path}")
         for step in plan.steps:
             command = step.command
@@ -261,10 +265,11 @@ class _Runner:
     command's parsed arguments, :class:`~tabsdc.io.argus._plan.Step`)."""
 
     def __init__(self, plan: BatchPlan, staging: Staging, deadline: Deadline,
-                 progress: Progress | None) -> None:
+                 progress: Progress | None, n_jobs: int | None = 1) -> None:
         self.staging = staging
         self.deadline = deadline
         self.progress = progress
+        self.n_jobs = n_jobs
         self.lines: list[str] = []
         #: the logbooks the job names, each given the whole log
         self.logbooks: dict[Path, Output] = {}
@@ -454,7 +459,7 @@ class _Runner:
             outcomes = protect_linked([job.table for job in self.tables],
                                       [job.spec.label for job in self.tables], request.method,
                                       request.numbers, time_limit=self.deadline.solver_limit(),
-                                      progress=self.say)
+                                      progress=self.say, n_jobs=self.n_jobs)
             for job, outcome in zip(self.tables, outcomes, strict=True):
                 job.outcome = outcome
             self.linked = set(range(1, len(self.tables) + 1))
@@ -463,7 +468,7 @@ class _Runner:
         job = self.tables[request.table - 1]
         job.outcome = protect(job.table, request.method, request.numbers,
                               time_limit=self.deadline.solver_limit(), progress=self.say,
-                              label=job.spec.label)
+                              label=job.spec.label, n_jobs=self.n_jobs)
 
     def _writetable(self, request: WriteTable) -> None:
         job = self.tables[request.table - 1]

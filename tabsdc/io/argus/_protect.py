@@ -163,15 +163,16 @@ def time_limits(name: str, numbers: Sequence[float], job_left: float | None) -> 
 
 def protect(table: Table, name: str, numbers: Sequence[float], *,
             time_limit: float | None = None, progress: Callable[[str], None] | None = None,
-            label: str = "") -> ProtectionOutcome:
+            label: str = "", n_jobs: int | None = 1) -> ProtectionOutcome:
     """Run tau-ARGUS method ``name`` (``OPT``, ``MOD``, ``GH``, ``NET``, ``RND``, ``CTA``) on
     ``table`` with its parameters after the table number (:func:`parse_parameters`);
-    ``time_limit`` is what is left of the job's limit; ``progress`` receives the log lines.
+    ``time_limit`` is what is left of the job's limit; ``progress`` receives the log lines;
+    ``n_jobs``: processes for a suppression's independent work (``suppress(n_jobs=)``).
     """
     say = progress or (lambda line: None)
     limits = time_limits(name, numbers, time_limit)
     if name in _SUPPRESSION:
-        return _suppression(table, name, numbers, limits, say, f"table {label}")
+        return _suppression(table, name, numbers, limits, say, f"table {label}", n_jobs=n_jobs)
     say(limits.meaning)
     if name == "RND":
         return _rounding(table, numbers, limits.total, say, label)
@@ -180,10 +181,11 @@ def protect(table: Table, name: str, numbers: Sequence[float], *,
 
 def protect_linked(tables: Sequence[Table], labels: Sequence[str], name: str,
                    numbers: Sequence[float], *, time_limit: float | None = None,
-                   progress: Callable[[str], None] | None = None
+                   progress: Callable[[str], None] | None = None, n_jobs: int | None = 1
                    ) -> tuple[ProtectionOutcome, ...]:
     """Protect ``tables`` together (table number 0): one outcome per table, each with the
-    verdict of the audit of all the tables' relations at once.
+    verdict of the audit of all the tables' relations at once (the parameters as
+    :func:`protect`'s).
 
     Raises
     ------
@@ -212,7 +214,8 @@ def protect_linked(tables: Sequence[Table], labels: Sequence[str], name: str,
     say(f"linked tables: {len(tables)} tables protected together, {linked.n_cells} distinct "
         f"cells (a shared cell is one cell), {linked.n_relations} relations")
     outcome = _suppression(linked, name, numbers, time_limits(name, numbers, time_limit), say,
-                           "the linked tables", audit_of="the linked tables together")
+                           "the linked tables", audit_of="the linked tables together",
+                           n_jobs=n_jobs)
     return tuple(replace(outcome, table=table) for table in outcome.table.tables)
 
 
@@ -272,7 +275,7 @@ def _number(name: str, text: str) -> float:
 
 def _suppression(table: Table | TableSet, name: str, numbers: Sequence[float],
                  limits: TimeLimits, say: Callable[[str], None], what: str,
-                 audit_of: str = "") -> ProtectionOutcome:
+                 audit_of: str = "", n_jobs: int | None = 1) -> ProtectionOutcome:
     method = _SUPPRESSION[name]
     singletons = True
     if name == "MOD" and len(numbers) > 1:
@@ -288,7 +291,7 @@ def _suppression(table: Table | TableSet, name: str, numbers: Sequence[float],
     say(f"Start of the {method} protection for {what}")
     say(limits.meaning)
     result = suppress(table, method, "cost", time_limit=limits.total, singletons=singletons,
-                      subtable_limit=limits.subtable, progress=say)
+                      subtable_limit=limits.subtable, progress=say, n_jobs=n_jobs)
     totals = result.totals()
     s = result.stats
     say(f"End of {method} protection ({result.seconds:.2f} s, search {s.seconds:.2f} s): "

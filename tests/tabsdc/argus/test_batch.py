@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import tabsdc.io.argus._protect as protect_module
 from tabsdc import Table
 from tabsdc.cli import main
 from tabsdc.io.argus._apriori import write_hst
@@ -303,3 +304,19 @@ def test_a_recode_holds_for_every_table_with_the_variable(job):
         assert table.hierarchies["Region"].codes == ("Total", "Nr", "Os", "Ws", "Zd", "99")
     assert first.hierarchies["Size"].codes[1:] == ("1", "6", "7", "8", "9")
     assert "Size" not in second.hierarchies
+
+
+def test_the_modular_job_in_two_processes_writes_the_same_table(job, monkeypatch, capsys):
+    # ``tabsdc argus --n-jobs 2`` hands its processes to the suppression (spied), whose
+    # sub-tables then run in two processes: the same pattern as in one
+    arb = with_commands(job / "tableinput" / "TestTable.arb", "<SUPPRESS> MOD(1)",
+                        '<WRITETABLE> (1,3,AS+,"out.csv")')
+    one = run_batch(arb)
+    written = (job / "tableinput" / "out.csv").read_text()
+    real, asked = protect_module.suppress, []
+    monkeypatch.setattr(protect_module, "suppress",
+                        lambda *args, **kwargs: asked.append(kwargs["n_jobs"])
+                        or real(*args, **kwargs))
+    assert main(["argus", str(arb), "--n-jobs", "2", "--quiet"]) == 0
+    assert asked == [2] and one.passed
+    assert (job / "tableinput" / "out.csv").read_text() == written
