@@ -301,6 +301,8 @@ def _suppression(table: Table | TableSet, name: str, numbers: Sequence[float],
         say(f"  objective {s.objective:.10g}, bound {s.bound:.10g}, gap "
             f"{100 * s.gap:.4g} %" + ("" if s.status == "optimal" else
                                      " (time limit: NOT proven optimal)"))
+    elif result.audit is not None:  # a heuristic pattern is never shown without its bound
+        say("  " + result.quality())
     on = f" of {audit_of}" if audit_of else ""
     if result.audit is None:
         say("  no protecting pattern within the time limit: every cell withheld")

@@ -227,6 +227,8 @@ def test_every_method_maps_and_is_checked(job, command, method):
     out = pd.read_csv(job / "tableinput" / "out.csv", header=None, dtype=str)
     if command.startswith("GH"):
         assert any("GH runs the toolkit's hypercube method" in line for line in result.log)
+    if command.startswith(("GH", "MOD")):  # the pattern's cost against its bound
+        assert any("of the certified lower bound" in line for line in result.log)
     if outcome.original is not None:
         # every cell at its new value; AS+ adds no column of original values
         assert out.shape[1] == 3
