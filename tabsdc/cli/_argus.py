@@ -46,7 +46,7 @@ def add_argus_command(commands: Commands) -> None:
                              "limits)")
     parser.add_argument("--n-jobs", type=processes, default=1, metavar="N",
                         help="processes for the modular method's sub-tables, the checks and "
-                             "the audits (-1: one per core; the patterns do not depend on it)")
+                             "the audits (-1: one per core)")
     parser.add_argument("--log", type=Path, help="also write the log to this file")
     parser.add_argument("--json", type=Path,
                         help="write every table's protection result as JSON")

@@ -179,7 +179,8 @@ def suppress(
     n_jobs : int, optional
         Processes for independent work (the modular method's sub-tables of a wave and its
         check of every requirement after them); ``-1``: one per core. The pattern does not
-        depend on it.
+        depend on it, except through time limits (a sub-table stopped by its own keeps
+        the pattern found by then, which depends on the machine's speed).
     client : dask.distributed.Client, optional
         Run that work on a Dask cluster instead (see :mod:`tabsdc._parallel`).
     solver : {"highs"}

@@ -235,6 +235,7 @@ def test_pairs_refuted_over_their_block_are_decided_when_the_time_limit_leaves_t
     # scenario no flow over the block meets is still exposed, on the side it misses (held
     # against linprog); the others stay not computed
     monkeypatch.setattr(insider_module, "OUTER_HOPS", ())
+
     class Unsolved(insider_module.HighsModel):
         def column_extremes(self, columns, **kwargs):
             return (np.full(len(columns), np.nan),) * 2 + (

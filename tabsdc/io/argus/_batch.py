@@ -214,8 +214,9 @@ def run_batch(job: str | Path | BatchPlan, *, time_limit: float | None = None,
         Receives every log line as it is written.
     n_jobs : int, optional
         Processes for a suppression's independent work (the modular method's sub-tables of
-        a wave, the checks and the audit: ``suppress(n_jobs=)``; ``-1``: one per core). The
-        patterns do not depend on it.
+        a wave, the checks and the audit: ``suppress(n_jobs=)``; ``-1``: one per core). A
+        sub-table stopped by its time limit keeps the pattern found by then, so patterns
+        under such limits depend on the machine's speed, in one process or several.
 
     Output files (WRITETABLE, VERSIONINFO, the LOGBOOK) are written beside their targets
     and put in place together only when every command has run, so a failing job writes

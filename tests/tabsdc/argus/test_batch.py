@@ -308,7 +308,7 @@ def test_a_recode_holds_for_every_table_with_the_variable(job):
     assert "Size" not in second.hierarchies
 
 
-def test_the_modular_job_in_two_processes_writes_the_same_table(job, monkeypatch, capsys):
+def test_the_modular_job_in_two_processes_writes_the_same_table(job, monkeypatch):
     # ``tabsdc argus --n-jobs 2`` hands its processes to the suppression (spied), whose
     # sub-tables then run in two processes: the same pattern as in one
     arb = with_commands(job / "tableinput" / "TestTable.arb", "<SUPPRESS> MOD(1)",
