@@ -466,11 +466,11 @@ class AuditResult(ResultBase):
         if self.insider is not None:
             lines.append("  " + self.insider.headline())
             failures = self.insider_failures
-            shown = set(failures.loc[failures["status"] != "not computed", "exposed"])
+            bounded = set(failures.loc[failures["status"] != "not computed", "exposed"])
             for r in failures.head(10).itertuples():
                 where = (f"in [{r.lower:.6g}, {r.upper:.6g}]" if r.status != "not computed"
                          else "(interval not computed: another pair shows the cell exposed)"
-                         if r.exposed in shown else "(interval not computed: time limit)")
+                         if r.exposed in bounded else "(interval not computed: time limit)")
                 lines.append(f"    the respondent of {r.insider} puts {r.exposed} {where} "
                              f"(value {r.value:.6g}, levels -{r.lpl:.6g} / +{r.upl:.6g})"
                              + _OUTER_PAIRS.get(r.status, ""))

@@ -254,6 +254,20 @@ def test_pairs_refuted_over_their_block_are_decided_when_the_time_limit_leaves_t
     assert audit_failures(result, frame, names) >= expected - {
         (int(r.insider), int(r.exposed)) for r in pairs.itertuples()
         if r.status == "not computed"}
+    # with a solver that proves nothing, the pairs stay open: the summary says why and
+    # counts their cells not settled
+    real = insider_module.flow_and_status
+
+    def unproven(*args, **kwargs):
+        moved, status = real(*args, **kwargs)
+        return moved, "no_solution" if status == "infeasible" else status
+
+    monkeypatch.setattr(insider_module, "flow_and_status", unproven)
+    left_open = audit(published)
+    assert not left_open.complete and len(left_open.not_settled)
+    text = left_open.summary()
+    assert "interval not computed: time limit" in text and "nan" not in text
+    assert f"{len(left_open.not_settled)} sensitive cells not settled" in text
 
 
 def test_a_cell_one_pair_shows_exposed_needs_no_exact_interval_for_its_other_pairs(
