@@ -653,7 +653,7 @@ def _insider_attack(
 
 #: What the summary adds to a failing pair's interval that is not the exact one.
 _OUTER_PAIRS = {"outer bound": ", an outer bound (the exact interval lies within it)",
-                "no flow": ", an outer bound (the cell cannot reach a level it shows)"}
+                "no flow": ", an outer bound (the end at its level is not reached)"}
 
 
 def _with_insider(frame: pd.DataFrame, pairs: pd.DataFrame, unexamined: np.ndarray,
