@@ -526,7 +526,7 @@ def _common(first: np.ndarray | None, second: np.ndarray | None) -> np.ndarray |
 
 
 def _proof_level(level: float, slack: float) -> float:
-    """The level a whole-block flow must meet: ``level`` less the verdicts' tolerance
+    """The level a certificate must meet: ``level`` less the verdicts' tolerance
     ``slack`` (the exact interval passes within it), unless that leaves less than
     ``slack``."""
     return level - slack if level > 2 * slack else level
@@ -653,7 +653,13 @@ class _Certificates:
         p = int(self.position[req.cell])
         fixed = self.position[np.asarray(req.fixed, dtype=np.int64)]
         fixed = fixed[fixed >= 0]
-        in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()))
+        # every flow is asked for the level less the verdicts' tolerance (as the witnesses
+        # and known deviations meet it): a flow proves the exact verdict, no flow (or a
+        # relaxation short of it) refutes it; the flows keep the relations exact, and a
+        # float table's residuals, within the additivity tolerance, move a cell's reach far
+        # less than that tolerance
+        in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()),
+                           level=_proof_level(req.level, self.slack[req.cell]))
         block = int(self.component[req.cell])
         if len(fixed) and self.sizes[block] > GROWN_CELLS:
             reach = self._relaxed_reach(in_block)
@@ -677,21 +683,16 @@ class _Certificates:
             held = np.searchsorted(members, fixed)
             self.n_solves += 1
             start = perf_counter()
-            # the level less the verdicts' tolerance (as the witnesses and known deviations
-            # meet it): a flow proves the exact verdict, no flow refutes it (the flows keep
-            # the relations exact; a float table's residuals, within the additivity
-            # tolerance, move a cell's reach far less than that tolerance)
-            level = _proof_level(req.level, self.slack[req.cell])
             moved, status = flow_and_status(
-                model, replace(in_block, level=level), i,
-                self.insiders.weights(hidden[members]), restore=(self.up[p], self.down[p]),
+                model, in_block, i, self.insiders.weights(hidden[members]),
+                restore=(self.up[p], self.down[p]),
                 time_limit=self.deadline.solver_limit(),
                 fixed=(held, self.up[fixed], self.down[fixed]))
             self._whole_seconds[block] = self._whole_seconds.get(block, 0.0) + (
                 perf_counter() - start)
             self._whole_solves[block] = self._whole_solves.get(block, 0) + 1
             if moved is None:
-                if status == "infeasible" and level < req.level:
+                if status == "infeasible" and in_block.level < req.level:
                     self.no_flow.add(req)
                 return None
             carrying = np.flatnonzero(moved)
