@@ -52,16 +52,32 @@ class Requirement:
     fixed: tuple[int, ...] = ()
 
 
-def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray) -> HighsModel:
+def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray,
+               rows: tuple[np.ndarray, np.ndarray] | None = None) -> HighsModel:
     """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve.
+    ``rows``: the range ``(lower, upper)`` of ``A (p - q)`` instead (relations that hold
+    within an additivity tolerance; the range must hold zero).
 
     Kept models are re-solved from their last basis (no presolve: see
-    :class:`~tabsdc.solver.HighsModel`)."""
+    :class:`~tabsdc.solver.HighsModel`).
+
+    Examples
+    --------
+    ``x0 + x1 = x2`` with x1 and x2 held: x0 cannot move, unless the relation holds only
+    within 0.5.
+
+    >>> A, room = sp.csr_array([[1.0, 1, -1]]), np.array([5.0, 0, 0])
+    >>> flow_reach(flow_model(A, room, room), 0, UP)
+    0.0
+    >>> flow_reach(flow_model(A, room, room, rows=(np.array([-0.5]), np.array([0.5]))), 0, UP)
+    0.5
+    """
     A = sp.csr_array(A)
     m, n = A.shape
+    row_lower, row_upper = (np.zeros(m), np.zeros(m)) if rows is None else rows
     return HighsModel(LinearProgram(
-        c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=np.zeros(m),
-        row_upper=np.zeros(m), col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])),
+        c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=row_lower,
+        row_upper=row_upper, col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])),
         presolve=False)
 
 
