@@ -648,6 +648,11 @@ class HighsModel:
             f"{highs.modelStatusToString(model_status)}"
         )
 
+    def clear_basis(self) -> None:
+        """Forget the last solve's basis: the next solve starts cold (a kept model re-solved
+        from the basis of an unrelated problem can take far longer than from scratch)."""
+        self._highs.clearSolver()
+
     def set_time_limit(self, seconds: float | None) -> None:
         """Set (or with None remove) the time limit of each following solve (seconds from
         the start of that solve)."""

@@ -13,7 +13,8 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import example, given, settings
+import scipy.sparse as sp
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
@@ -22,8 +23,10 @@ from sdcreport import Report
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._datasets import load_business_survey
+from tabsdc._flows import UP, Requirement, local_flow
 from tabsdc._progress import Deadline
-from tabsdc.audit import audit, insider_attack
+from tabsdc._respondents import insider_groups
+from tabsdc.audit import audit, insider_attack, insider_proofs
 from tabsdc.audit._block import Block
 from tabsdc.audit._intervals import IntervalAttack
 from tabsdc.suppression import suppress
@@ -533,3 +536,35 @@ def test_the_outsiders_pattern_of_the_readme_table_is_broken_by_its_respondents(
         assert (labels([position(respondent)])[0], labels([position(exposed)])[0]) in named
         low, high = linprog_interval(plain.table, [position(respondent)], position(exposed))
         assert high - low < 1e-6 * business_survey.values[position(exposed)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rooms=st.lists(st.floats(0.0, 3.0), min_size=2, max_size=9),
+       level=st.floats(0.5, 6.0), split=st.booleans())
+def test_scenarios_tried_in_halves_fail_exactly_for_the_respondents_that_pin_the_cell(
+        rooms, level, split):
+    # T = x + y_1 + ... + y_k, T published (no room), x (no respondent of its own) must
+    # move up by ``level``; each y_i is a respondent who knows its value. x moves by the
+    # room the other y's leave: respondent i pins it exactly when the sum of the others'
+    # rooms is below the level (a closed form, written apart from the flows)
+    k = len(rooms)
+    A = sp.csc_array(np.array([[-1.0, 1.0] + [1.0] * k]))
+    freq = np.array([9.0, 9.0] + [1.0] * k)
+    groups = insider_groups(A, freq, freq == 1)
+    room = np.array([0.0, 99.0] + rooms)
+    weights = np.ones(k + 2)
+    calls = []
+
+    def prove(req):
+        calls.append(req)
+        return local_flow(A, np.arange(k + 2), req, room, room, weights)
+
+    total = sum(rooms)
+    assume(min(abs(total - r - level) for r in [0.0, *rooms]) > 1e-6)  # off the boundary
+    proofs, failed = insider_proofs(Requirement(1, UP, level), groups, prove, split=split)
+    if total < level:  # the outsider already pins it
+        assert failed == [Requirement(1, UP, level)]
+        return
+    pinning = {i for i in range(k) if total - rooms[i] < level}
+    assert {req.fixed for req in failed} == {(i + 2,) for i in pinning}
+    assert len(calls) <= 2 + (2 * k - 1 if split else k)
