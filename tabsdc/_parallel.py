@@ -1,10 +1,11 @@
 """One map over independent tasks: in this process, in a process pool or on a Dask cluster.
 
-:func:`parallel_map` is the toolkit's only way of running work in parallel (sub-tables,
-blocks of the audit, attacker LPs per requirement). The tasks must be independent and the
-function and its arguments picklable (a module-level function); results come back in the
-order of the tasks, so a computation gives the same answer with ``n_jobs=1``, ``n_jobs=k``
-or a ``dask.distributed`` client.
+:func:`parallel_map` is the toolkit's way of running work in parallel (sub-tables,
+blocks of the audit, attacker LPs per requirement), and :func:`alongside` its way of running
+one task beside the caller's own work (a lower bound while the pattern is built). The tasks
+must be independent and the function and its arguments picklable (a module-level
+function); results come back in the order of the tasks, so a computation gives the same
+answer with ``n_jobs=1``, ``n_jobs=k`` or a ``dask.distributed`` client.
 
 * ``client`` given: ``client.map`` then ``client.gather`` on that cluster (Dask is an
   optional extra: ``pip install sdctoolkit[dask]``). A cluster that fails mid-run raises
@@ -25,8 +26,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from tabsdc._errors import InputError, TabSDCError
@@ -116,7 +118,7 @@ def parallel_map(
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        context = multiprocessing.get_context("forkserver") if fresh_workers else None
+        context = _fresh_context(func) if fresh_workers else None
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             if on_result is None:
                 return list(pool.map(func, tasks, chunksize=max(1, chunksize)))
@@ -127,6 +129,64 @@ def parallel_map(
     except BrokenProcessPool as error:
         raise ParallelError(f"a worker process died while running {len(tasks)} tasks of "
                             f"{_name(func)}: {error}") from error
+
+
+@contextmanager
+def alongside(func: Callable[[T], R], task: T, *, client: Any = None
+              ) -> Iterator[Callable[[], R]]:
+    """Run ``func(task)`` while the caller goes on with its own work: a task on ``client``'s
+    cluster, or else one more process started from a fresh interpreter (as
+    ``fresh_workers``). Yields a function that returns the result (waiting for it when it is
+    not done yet). Leaving the block waits for a task still running in a process (an error
+    has left the block; the task's own time limit bounds the wait) and cancels one on a
+    cluster.
+
+    Raises
+    ------
+    ParallelError
+        (from the function yielded) the process or the cluster failed; errors raised by
+        ``func`` itself propagate unchanged.
+
+    Examples
+    --------
+    >>> with alongside(abs, -3) as result:
+    ...     own = sum(range(10))
+    ...     answer = result()
+    >>> answer, own
+    (3, 45)
+    """
+    if client is not None:
+        future = client.submit(func, task, pure=False)
+        try:
+            yield lambda: _dask_outcome(future, func)
+        finally:
+            if not future.done():
+                future.cancel()
+        return
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=_fresh_context(func)) as pool:
+        future = pool.submit(func, task)
+
+        def outcome() -> R:
+            try:
+                return future.result()
+            except BrokenProcessPool as error:
+                raise ParallelError(f"the worker process died while running "
+                                    f"{_name(func)}: {error}") from error
+
+        yield outcome
+
+
+def _fresh_context(func: Callable) -> multiprocessing.context.BaseContext:
+    """The ``forkserver`` context, its server importing ``func``'s module once: each worker
+    forked from it starts with that module (and what it imports) loaded instead of
+    importing it again (about a second for the solvers' modules). A function of the main
+    script is not preloaded: the server would run the script."""
+    context = multiprocessing.get_context("forkserver")
+    if func.__module__ != "__main__":
+        context.set_forkserver_preload([func.__module__])
+    return context
 
 
 def _reported(result: R, index: int, on_result: Callable[[int], None] | None) -> R:
@@ -154,6 +214,17 @@ def _dask_map(func: Callable[[T], R], tasks: Sequence[T], client: Any,
     except (CancelledError, OSError, TimeoutError) as error:
         raise ParallelError(f"the Dask cluster failed while running {len(tasks)} tasks of "
                             f"{_name(func)}: {type(error).__name__}: {error}") from error
+
+
+def _dask_outcome(future: Any, func: Callable[[T], R]) -> R:
+    """The result of one Dask future, a failed cluster raised as :class:`ParallelError`."""
+    from distributed import CancelledError
+
+    try:
+        return future.result()
+    except (CancelledError, OSError, TimeoutError) as error:
+        raise ParallelError(f"the Dask cluster failed while running {_name(func)}: "
+                            f"{type(error).__name__}: {error}") from error
 
 
 def _name(func: Callable) -> str:

@@ -19,8 +19,10 @@ Every method is ``method(problem, options) -> MethodOutcome``
   (:func:`tabsdc.suppression._hypercube.hypercube_method`).
 
 The methods other than the optimal one compute a certified lower bound first
-(:func:`~tabsdc.suppression._problem.certified_bound`); the optimal method bounds its own
-search.
+(:func:`~tabsdc.suppression._problem.certified_bound`); the modular method computes it once
+its sub-tables are protected, in one more process or task while it checks, routes and cleans
+up when it has more than one (:func:`~tabsdc.suppression._problem.certified_bound_alongside`);
+the optimal method bounds its own search.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from tabsdc.suppression._problem import (
     MethodOutcome,
     SuppressionProblem,
     certified_bound,
+    certified_bound_alongside,
     no_pattern,
     pattern_stats,
     route_and_clean,
@@ -182,8 +185,8 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     :func:`~tabsdc.suppression._modular.modular_pattern`), then every requirement checked on
     the whole table and the failing ones routed; the clean-up publishes again the routed
     cells those requirements do not need
-    (:func:`~tabsdc.suppression._modular.publish_unneeded`)."""
-    bound = certified_bound(problem, options)
+    (:func:`~tabsdc.suppression._modular.publish_unneeded`). The sub-tables use every
+    process; the lower bound is computed beside the steps after them, which use one."""
     deadline, table = options.deadline, problem.table
     attacker = problem.attacker(deadline)
     phase = deadline.share(MODULAR_SHARE)
@@ -194,20 +197,22 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
         q=options.q, singletons=problem.insiders is not None, deadline=phase,
         progress=options.progress, n_jobs=options.n_jobs, client=options.client,
         clock=deadline.clock)
-    failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
-                                   client=options.client, progress=options.progress)
-    routed, _, complete = heuristic_pattern(
-        failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
-        problem.labels, options.progress, deadline)
-    if not complete:
-        return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
-                                              attacker_solves=attacker.n_solves), bound=bound)
-    pattern = publish_unneeded(failing, attacker, problem.cost, routed,
-                               routed & ~start & ~problem.fixed_off,
-                               progress=options.progress, deadline=deadline)
-    return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker,
-                                                rounds=modular.solved,
-                                                time_limited=phase.hit), bound=bound)
+    with certified_bound_alongside(problem, options) as bound:
+        failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
+                                       client=options.client, progress=options.progress)
+        routed, _, complete = heuristic_pattern(
+            failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
+            problem.labels, options.progress, deadline)
+        if not complete:
+            return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
+                                                  attacker_solves=attacker.n_solves),
+                                 bound=bound())
+        pattern = publish_unneeded(failing, attacker, problem.cost, routed,
+                                   routed & ~start & ~problem.fixed_off,
+                                   progress=options.progress, deadline=deadline)
+        return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker,
+                                                    rounds=modular.solved,
+                                                    time_limited=phase.hit), bound=bound())
 
 
 #: The methods by name (``method="auto"`` chooses one of them,

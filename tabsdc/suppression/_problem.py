@@ -19,7 +19,8 @@ and for the modular method's sub-tables alike.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,7 @@ from tabsdc._bounds import capacities
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._errors import InputError
 from tabsdc._flows import Requirement
+from tabsdc._parallel import alongside, worker_count
 from tabsdc._progress import Deadline, Progress
 from tabsdc._respondents import Insiders, insider_groups
 from tabsdc._table import Table
@@ -172,12 +174,60 @@ def certified_bound(problem: SuppressionProblem, options: MethodOptions, *,
     (:func:`tabsdc.suppression._bound.lower_bound`), within ``BOUND_SHARE`` of the time
     left (``BOUND_SECONDS`` without a time limit), for the methods that do not bound their
     own search."""
-    deadline = options.deadline
-    budget = deadline.share(BOUND_SHARE) if deadline.limited else Deadline(BOUND_SECONDS)
+    return _bound_within(problem, _bound_budget(options.deadline), extra_hops,
+                         options.progress)
+
+
+@contextmanager
+def certified_bound_alongside(problem: SuppressionProblem, options: MethodOptions
+                              ) -> Iterator[Callable[[], LowerBound]]:
+    """:func:`certified_bound`, computed while the method builds its pattern when it has
+    more than one process (``options.n_jobs``) or a Dask cluster: in one more process, or a
+    task on the cluster, with the same budget counted from now (the method's own work, in
+    this process, then loses no time to it). Yields a function returning the bound. With
+    one process the bound is computed at once, as :func:`certified_bound`.
+
+    Its progress: a line when it starts and one with its value when it is taken (the lines
+    of its rounds stay in its process)."""
+    if worker_count(options.n_jobs, options.client) <= 1:
+        bound = certified_bound(problem, options)
+        yield lambda: bound
+        return
+    seconds = _bound_budget(options.deadline).remaining()
+    report = options.progress or (lambda line: None)
+    report(f"lower bound: computed alongside the search, in "
+           f"{'a task on the cluster' if options.client is not None else 'another process'}"
+           f" (at most {seconds:.3g} s)")
+    with alongside(_bound_task, (problem, seconds), client=options.client) as computed:
+
+        def taken() -> LowerBound:
+            bound = computed()
+            report(f"lower bound: {bound.value * problem.cost_unit:.6g} from {bound.how} "
+                   f"({bound.rounds} LP rounds)")
+            return bound
+
+        yield taken
+
+
+def _bound_budget(deadline: Deadline) -> Deadline:
+    """The lower bound's deadline: ``BOUND_SHARE`` of the time left, ``BOUND_SECONDS``
+    without a time limit."""
+    return deadline.share(BOUND_SHARE) if deadline.limited else Deadline(BOUND_SECONDS)
+
+
+def _bound_within(problem: SuppressionProblem, budget: Deadline, extra_hops: int,
+                  progress: Progress | None) -> LowerBound:
     return lower_bound(problem.table.A, problem.reqs,
                        problem.attacker(budget, extra_hops=extra_hops), problem.cost,
                        problem.fixed_on, problem.fixed_off, deadline=budget,
-                       progress=options.progress, unit=problem.cost_unit)
+                       progress=progress, unit=problem.cost_unit)
+
+
+def _bound_task(task: tuple[SuppressionProblem, float]) -> LowerBound:
+    """:func:`certified_bound` in another process: the problem and the seconds it may take
+    (module level, so that it pickles)."""
+    problem, seconds = task
+    return _bound_within(problem, Deadline(seconds), 0, None)
 
 
 def route_and_clean(problem: SuppressionProblem, options: MethodOptions, attacker: Attacker,

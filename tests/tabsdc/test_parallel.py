@@ -10,7 +10,7 @@ import pytest
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._bounds import capacities
 from tabsdc._errors import InputError
-from tabsdc._parallel import ParallelError, parallel_map, resolve_jobs
+from tabsdc._parallel import ParallelError, alongside, parallel_map, resolve_jobs
 from tabsdc.audit import audit
 from tabsdc.suppression import SuppressionResult, suppress
 from tabsdc.suppression._attacker import Attacker, requirements
@@ -23,6 +23,10 @@ def square(x: int) -> int:
 
 def die(x: int) -> int:
     os._exit(3)
+
+
+def process_id(x: int) -> tuple[int, int]:
+    return os.getpid(), x
 
 
 def small_hierarchical_table(seed: int = 4) -> Table:
@@ -81,6 +85,26 @@ def test_a_dying_worker_raises_a_clear_error():
         parallel_map(die, [1, 2], n_jobs=2)
 
 
+def test_a_task_alongside_runs_in_another_process_while_the_caller_works():
+    with alongside(process_id, 7) as result:
+        own = os.getpid()
+        pid, x = result()
+    assert x == 7 and pid != own
+    with alongside(square, -4) as result:
+        pass  # leaving without asking: the task has finished, its result kept
+    assert result() == 16
+
+
+def test_a_task_alongside_whose_process_dies_raises_a_clear_error():
+    with alongside(die, 1) as result, pytest.raises(ParallelError, match="died .* die"):
+        result()
+
+
+def test_a_task_alongside_runs_on_the_cluster(dask_client):
+    with alongside(square, 5, client=dask_client) as result:
+        assert result() == 25
+
+
 @pytest.mark.parametrize("bad", [0, -2, 1.5])
 def test_bad_n_jobs_is_refused(bad):
     with pytest.raises(InputError, match="n_jobs"):
@@ -126,6 +150,12 @@ def test_modular_pattern_does_not_depend_on_n_jobs_or_dask(dask_client):
     assert one.protected
     assert (one.suppressed == two.suppressed).all()
     assert (one.suppressed == distributed.suppressed).all()
+    # the lower bound: in this process, in another one, on the cluster; the same relaxation
+    # once it has converged (every requirement's cut in), so the same value
+    assert one.stats.bound > 0
+    for other in (two, distributed):
+        assert other.stats.bound == pytest.approx(one.stats.bound, rel=1e-6)
+        assert other.stats.bound_how == one.stats.bound_how
 
 
 def test_hypercube_pattern_and_its_audit_do_not_depend_on_n_jobs_or_dask(dask_client):
