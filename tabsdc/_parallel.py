@@ -26,15 +26,22 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
+from time import perf_counter
 from typing import Any, TypeVar
 
+import tabsdc._interrupts as interrupts
 from tabsdc._errors import InputError, TabSDCError
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+#: Seconds between two looks at a process of :func:`alongside` while its result is awaited.
+_POLL_SECONDS = 0.2
 
 
 class ParallelError(TabSDCError, RuntimeError):
@@ -135,11 +142,15 @@ def parallel_map(
 def alongside(func: Callable[[T], R], task: T, *, client: Any = None
               ) -> Iterator[Callable[[], R]]:
     """Run ``func(task)`` while the caller goes on with its own work: a task on ``client``'s
-    cluster, or else one more process started from a fresh interpreter (as
-    ``fresh_workers``). Yields a function that returns the result (waiting for it when it is
-    not done yet). Leaving the block waits for a task still running in a process (an error
-    has left the block; the task's own time limit bounds the wait) and cancels one on a
-    cluster.
+    cluster, or else one more process, forked from a fresh interpreter (as
+    ``fresh_workers``) in a session of its own. Yields a function that returns the result
+    (waiting for it when it is not done yet). Leaving the block ends a task still running
+    (its result is not needed then).
+
+    Ctrl-C (:mod:`tabsdc._interrupts`): the process runs ``func`` as a search that a Ctrl-C
+    stops as at its time limit; the terminal's Ctrl-C does not reach it (its own session),
+    but while the caller waits for the result after a Ctrl-C stopped the caller's search,
+    the process is told once a second, so it answers with what it has.
 
     Raises
     ------
@@ -163,19 +174,50 @@ def alongside(func: Callable[[T], R], task: T, *, client: Any = None
             if not future.done():
                 future.cancel()
         return
-    from concurrent.futures.process import BrokenProcessPool
+    context = _fresh_context(func)
+    receive, send = context.Pipe(duplex=False)
+    process = context.Process(target=_run_alongside, args=(func, task, send), daemon=True)
+    process.start()
+    send.close()
 
-    with ProcessPoolExecutor(max_workers=1, mp_context=_fresh_context(func)) as pool:
-        future = pool.submit(func, task)
+    def outcome() -> R:
+        told = None
+        while not receive.poll(_POLL_SECONDS):
+            if not process.is_alive() and not receive.poll():
+                raise ParallelError(f"the worker process died while running {_name(func)} "
+                                    f"(exit code {process.exitcode})")
+            if interrupts.stopping() and (told is None or perf_counter() - told >= 1.0):
+                os.kill(process.pid, signal.SIGINT)
+                told = perf_counter()
+        try:
+            done, value = receive.recv()
+        except EOFError as error:
+            raise ParallelError(f"the worker process died while running {_name(func)}") \
+                from error
+        if not done:
+            raise value
+        return value
 
-        def outcome() -> R:
-            try:
-                return future.result()
-            except BrokenProcessPool as error:
-                raise ParallelError(f"the worker process died while running "
-                                    f"{_name(func)}: {error}") from error
-
+    try:
         yield outcome
+    finally:
+        if process.is_alive():
+            process.terminate()
+        process.join()
+        receive.close()
+
+
+def _run_alongside(func: Callable[[T], R], task: T, send: Any) -> None:
+    """The process of :func:`alongside`: ``func(task)`` as a search a Ctrl-C stops, in a
+    session of its own; sends ``(True, result)`` or ``(False, error)``."""
+    os.setsid()
+    try:
+        with interrupts.on_interrupt("keep"), interrupts.stoppable():
+            answer = (True, func(task))
+    except BaseException as error:  # handed to the caller, who raises it
+        answer = (False, error)
+    send.send(answer)
+    send.close()
 
 
 def _fresh_context(func: Callable) -> multiprocessing.context.BaseContext:

@@ -1,16 +1,19 @@
 """Parallel and distributed execution: identical answers with one process, a pool and Dask."""
 
 import os
+import time
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import tabsdc._interrupts as interrupts
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._bounds import capacities
 from tabsdc._errors import InputError
 from tabsdc._parallel import ParallelError, alongside, parallel_map, resolve_jobs
+from tabsdc._progress import Deadline
 from tabsdc.audit import audit
 from tabsdc.suppression import SuppressionResult, suppress
 from tabsdc.suppression._attacker import Attacker, requirements
@@ -25,8 +28,16 @@ def die(x: int) -> int:
     os._exit(3)
 
 
-def process_id(x: int) -> tuple[int, int]:
-    return os.getpid(), x
+def process_and_session(x: int) -> tuple[int, int, int]:
+    return os.getpid(), os.getsid(0), x
+
+
+def run_until_stopped(seconds: float) -> float:
+    """Wait as a search does, until its deadline expires; the seconds waited."""
+    deadline = Deadline(seconds)
+    while not deadline.expired:
+        time.sleep(0.05)
+    return deadline.elapsed()
 
 
 def small_hierarchical_table(seed: int = 4) -> Table:
@@ -86,13 +97,27 @@ def test_a_dying_worker_raises_a_clear_error():
 
 
 def test_a_task_alongside_runs_in_another_process_while_the_caller_works():
-    with alongside(process_id, 7) as result:
+    with alongside(process_and_session, 7) as result:
         own = os.getpid()
-        pid, x = result()
-    assert x == 7 and pid != own
-    with alongside(square, -4) as result:
-        pass  # leaving without asking: the task has finished, its result kept
-    assert result() == 16
+        pid, session, x = result()
+    # its own session: the terminal's Ctrl-C reaches the caller only
+    assert x == 7 and pid != own and session == pid != os.getsid(0)
+
+
+def test_a_ctrl_c_that_stopped_the_callers_search_stops_the_task_alongside():
+    with interrupts.on_interrupt("keep"), interrupts.stoppable() as search:
+        with alongside(run_until_stopped, 120.0) as result:
+            interrupts.request()  # as the handler of a Ctrl-C does
+            waited = result()
+    assert search.interrupted
+    assert waited < 30  # told to stop, it answered long before its 120 s
+
+
+def test_leaving_the_block_ends_a_task_still_running():
+    started = time.perf_counter()
+    with alongside(run_until_stopped, 120.0):
+        pass
+    assert time.perf_counter() - started < 30
 
 
 def test_a_task_alongside_whose_process_dies_raises_a_clear_error():
