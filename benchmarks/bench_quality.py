@@ -18,8 +18,10 @@ Usage::
 
     python benchmarks/bench_quality.py [--instances=4d_5k,4d_20k]
         [--methods=hypercube,heuristic,auto] [--costs=value,count] [--time-limit=SECONDS]
+        [--n-jobs=N]
 
-Each (instance, cost, method) runs in a fresh process, one after another.
+Each (instance, cost, method) runs in a fresh process, one after another; ``--n-jobs`` is
+passed to ``suppress`` (processes for the method's parallel steps and the final audit).
 """
 
 from __future__ import annotations
@@ -45,13 +47,14 @@ METHODS = ("auto", "optimal", "heuristic", "modular", "hypercube")
 GAUSS = Path(__file__).parent / "data" / "gausssuppression"
 
 
-def run_one(name: str, method: str, cost: str, time_limit: float | None) -> dict:
+def run_one(name: str, method: str, cost: str, time_limit: float | None,
+            n_jobs: int = 1) -> dict:
     """Build and protect one instance in this process; the figures as a dict."""
     from tabsdc.suppression import suppress
 
     table = build_table(records(name))
     start = time.perf_counter()
-    result = suppress(table, method, cost=cost, time_limit=time_limit,
+    result = suppress(table, method, cost=cost, time_limit=time_limit, n_jobs=n_jobs,
                       progress=lambda line: print("   ", line, file=sys.stderr))
     seconds = time.perf_counter() - start
     totals = result.totals()
@@ -102,8 +105,9 @@ def main(argv: list[str]) -> None:
     methods = options.get("methods", ",".join(METHODS)).split(",")
     costs = options.get("costs", "value,count").split(",")
     limit = float(options["time-limit"]) if "time-limit" in options else None
+    n_jobs = int(options.get("n-jobs", 1))
     if "child" in options:  # one run, figures as JSON on stdout
-        print(json.dumps(run_one(names[0], methods[0], costs[0], limit)))
+        print(json.dumps(run_one(names[0], methods[0], costs[0], limit, n_jobs)))
         return
     rows = []
     for name in names:
@@ -113,6 +117,7 @@ def main(argv: list[str]) -> None:
             for method in methods:
                 child = [sys.executable, __file__, f"--instances={name}",
                          f"--methods={method}", f"--costs={cost}", "--child=1",
+                         f"--n-jobs={n_jobs}",
                          *([f"--time-limit={limit:g}"] if limit is not None else [])]
                 out = subprocess.run(child, stdout=subprocess.PIPE, text=True,
                                      check=True).stdout

@@ -19,10 +19,10 @@ Every method is ``method(problem, options) -> MethodOutcome``
   (:func:`tabsdc.suppression._hypercube.hypercube_method`).
 
 The methods other than the optimal one compute a certified lower bound first
-(:func:`~tabsdc.suppression._problem.certified_bound`); the modular method computes it once
-its sub-tables are protected, in one more process or task while it checks, routes and cleans
-up when it has more than one (:func:`~tabsdc.suppression._problem.certified_bound_alongside`);
-the optimal method bounds its own search.
+(:func:`~tabsdc.suppression._problem.certified_bound`); with more than one process the
+hypercube method computes it beside its own steps and the modular method beside those after
+its sub-tables (:func:`~tabsdc.suppression._problem.certified_bound_alongside`); the optimal
+method bounds its own search.
 """
 
 from __future__ import annotations

@@ -179,8 +179,8 @@ def certified_bound(problem: SuppressionProblem, options: MethodOptions, *,
 
 
 @contextmanager
-def certified_bound_alongside(problem: SuppressionProblem, options: MethodOptions
-                              ) -> Iterator[Callable[[], LowerBound]]:
+def certified_bound_alongside(problem: SuppressionProblem, options: MethodOptions, *,
+                              extra_hops: int = 0) -> Iterator[Callable[[], LowerBound]]:
     """:func:`certified_bound`, computed while the method builds its pattern when it has
     more than one process (``options.n_jobs``) or a Dask cluster: in one more process, or a
     task on the cluster, with the same budget counted from now (the method's own work, in
@@ -190,7 +190,7 @@ def certified_bound_alongside(problem: SuppressionProblem, options: MethodOption
     Its progress: a line when it starts and one with its value when it is taken (the lines
     of its rounds stay in its process)."""
     if worker_count(options.n_jobs, options.client) <= 1:
-        bound = certified_bound(problem, options)
+        bound = certified_bound(problem, options, extra_hops=extra_hops)
         yield lambda: bound
         return
     seconds = _bound_budget(options.deadline).remaining()
@@ -198,7 +198,8 @@ def certified_bound_alongside(problem: SuppressionProblem, options: MethodOption
     report(f"lower bound: computed alongside the search, in "
            f"{'a task on the cluster' if options.client is not None else 'another process'}"
            f" (at most {seconds:.3g} s)")
-    with alongside(_bound_task, (problem, seconds), client=options.client) as computed:
+    with alongside(_bound_task, (problem, seconds, extra_hops),
+                   client=options.client) as computed:
 
         def taken() -> LowerBound:
             bound = computed()
@@ -223,11 +224,11 @@ def _bound_within(problem: SuppressionProblem, budget: Deadline, extra_hops: int
                        progress=progress, unit=problem.cost_unit)
 
 
-def _bound_task(task: tuple[SuppressionProblem, float]) -> LowerBound:
-    """:func:`certified_bound` in another process: the problem and the seconds it may take
-    (module level, so that it pickles)."""
-    problem, seconds = task
-    return _bound_within(problem, Deadline(seconds), 0, None)
+def _bound_task(task: tuple[SuppressionProblem, float, int]) -> LowerBound:
+    """:func:`certified_bound` in another process: the problem, the seconds it may take and
+    the attacker's extra hops (module level, so that it pickles)."""
+    problem, seconds, extra_hops = task
+    return _bound_within(problem, Deadline(seconds), extra_hops, None)
 
 
 def route_and_clean(problem: SuppressionProblem, options: MethodOptions, attacker: Attacker,

@@ -20,7 +20,7 @@ from tabsdc.suppression._problem import (
     MethodOptions,
     MethodOutcome,
     SuppressionProblem,
-    certified_bound,
+    certified_bound_alongside,
     no_pattern,
     pattern_stats,
     route_and_clean,
@@ -40,7 +40,8 @@ def hypercube_method(problem: SuppressionProblem, options: MethodOptions) -> Met
     Local neighbourhoods are one relation wider than the other methods': the requirements
     left to routing are those no box around the primary meets.
     """
-    return hypercube_phases(problem, options, certified_bound(problem, options, extra_hops=1))
+    with certified_bound_alongside(problem, options, extra_hops=1) as bound:
+        return replace(hypercube_phases(problem, options, None), bound=bound())
 
 
 def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
