@@ -159,6 +159,40 @@ def test_modular_patterns_protect_against_respondents(seed):
     result = suppress(table, "modular", "value")
     assert result.passed and result.audit.protected
     assert result.to_dict()["insider_pairs_failing"] == 0
+    # the attacker written here: each single-contributor primary's respondent knows it
+    cells = table.cells
+    primary = np.flatnonzero(cells["status"].to_numpy() == "u")
+    single = [int(i) for i in primary if cells["freq"].iloc[i] == 1]
+    assert single
+    a = table.values
+    lpl, upl = levels(table)
+    freq = cells["freq"].to_numpy()
+    for known in single:
+        # the respondent's own cells (one contributor, the same value: a code whose one
+        # child holds the data) are not another's
+        own = (freq == 1) & (a == a[known])
+        for j in primary[~own[primary]]:
+            low, high = linprog_interval(result.table, known, j)
+            assert low <= a[j] - lpl[j] + 1e-6 * max(1.0, abs(a[j])), (known, j)
+            assert high >= a[j] + upl[j] - 1e-6 * max(1.0, abs(a[j])), (known, j)
+
+
+def linprog_interval(table: Table, known: int, j: int) -> tuple[float, float]:
+    """min and max of cell j over the published ``table`` with the cell ``known`` fixed
+    at its value."""
+    cells = table.cells
+    a = table.values
+    fixed = ~cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    fixed[known] = True
+    lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)
+    bounds = np.column_stack([np.where(fixed, a, lb), np.where(fixed, a, ub)])
+    ends = []
+    for sign in (1, -1):
+        c = np.zeros(len(a))
+        c[j] = sign
+        ends.append(sign * linprog(c, A_eq=table.A, b_eq=table.A @ a, bounds=bounds,
+                                   method="highs").fun)
+    return ends[0], ends[1]
 
 
 def protected_against_linprog(table: Table, hidden: np.ndarray) -> bool:
@@ -177,8 +211,8 @@ def protected_against_linprog(table: Table, hidden: np.ndarray) -> bool:
 
 @pytest.mark.parametrize("seed", [4, 7])
 def test_publish_unneeded_keeps_every_primary_protected_and_publishes_cells(seed):
-    """From a pattern hiding every cell that may be hidden: what the batched clean-up
-    publishes again leaves every primary protected by the linprog attacker, and it
+    """From a pattern hiding every cell that may be hidden: what the clean-up, one cell at a
+    time, publishes again leaves every primary protected by the linprog attacker, and it
     publishes at least a third of the cells."""
     table = hierarchical_survey(seed, records=120)
     problem = suppression_problem(table, table.values, singletons=False)
