@@ -20,9 +20,10 @@ Every method is ``method(problem, options) -> MethodOutcome``
 
 The methods other than the optimal one compute a certified lower bound first
 (:func:`~tabsdc.suppression._problem.certified_bound`); with more than one process the
-hypercube method computes it beside its own steps and the modular method beside those after
-its sub-tables (:func:`~tabsdc.suppression._problem.certified_bound_alongside`); the optimal
-method bounds its own search.
+routing and hypercube methods compute it beside their own steps and the modular method
+beside those after its sub-tables
+(:func:`~tabsdc.suppression._problem.certified_bound_alongside`); the guided method needs
+its relaxation first, and the optimal method bounds its own search.
 """
 
 from __future__ import annotations
@@ -79,17 +80,18 @@ def optimal_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
 def _routing(problem: SuppressionProblem, options: MethodOptions, router: type
              ) -> MethodOutcome:
     """Every requirement routed from the given pattern, then the clean-up of every cell
-    not fixed."""
-    bound = certified_bound(problem, options)
-    attacker = problem.attacker(options.deadline)
-    routed = route_and_clean(problem, options, attacker,
-                             problem.router(router, options.deadline), problem.fixed_on,
-                             problem.reqs, ~problem.fixed_on & ~problem.fixed_off)
-    if routed is None:
-        return MethodOutcome(None, no_pattern(options.deadline,
-                                              attacker_solves=attacker.n_solves), bound=bound)
-    return MethodOutcome(routed[0], pattern_stats(problem, routed[0], options.deadline,
-                                                  attacker), bound=bound)
+    not fixed; with more than one process, the lower bound beside them."""
+    with certified_bound_alongside(problem, options) as bound:
+        attacker = problem.attacker(options.deadline)
+        routed = route_and_clean(problem, options, attacker,
+                                 problem.router(router, options.deadline), problem.fixed_on,
+                                 problem.reqs, ~problem.fixed_on & ~problem.fixed_off)
+        if routed is None:
+            return MethodOutcome(None, no_pattern(options.deadline,
+                                                  attacker_solves=attacker.n_solves),
+                                 bound=bound())
+        return MethodOutcome(routed[0], pattern_stats(problem, routed[0], options.deadline,
+                                                      attacker), bound=bound())
 
 
 def guided_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
