@@ -189,11 +189,13 @@ def certified_bound_alongside(problem: SuppressionProblem, options: MethodOption
 
     Its progress: a line when it starts and one with its value when it is taken (the lines
     of its rounds stay in its process)."""
-    if worker_count(options.n_jobs, options.client) <= 1:
-        bound = certified_bound(problem, options, extra_hops=extra_hops)
+    budget = _bound_budget(options.deadline)
+    if worker_count(options.n_jobs, options.client) <= 1 or budget.expired:
+        # one process, or no time left (a Ctrl-C, a spent limit): the bound without LPs
+        bound = _bound_within(problem, budget, extra_hops, options.progress)
         yield lambda: bound
         return
-    seconds = _bound_budget(options.deadline).remaining()
+    seconds = budget.remaining()
     report = options.progress or (lambda line: None)
     report(f"lower bound: computed alongside the search, in "
            f"{'a task on the cluster' if options.client is not None else 'another process'}"

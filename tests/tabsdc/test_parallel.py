@@ -18,6 +18,11 @@ from tabsdc.audit import audit
 from tabsdc.suppression import SuppressionResult, suppress
 from tabsdc.suppression._attacker import Attacker, requirements
 from tabsdc.suppression._checks import failing_requirements
+from tabsdc.suppression._problem import (
+    MethodOptions,
+    certified_bound_alongside,
+    suppression_problem,
+)
 
 
 def square(x: int) -> int:
@@ -118,6 +123,15 @@ def test_leaving_the_block_ends_a_task_still_running():
     with alongside(run_until_stopped, 120.0):
         pass
     assert time.perf_counter() - started < 30
+
+
+def test_a_bound_alongside_with_no_time_left_is_the_one_without_lps():
+    table = small_hierarchical_table()
+    problem = suppression_problem(table, table.values)
+    spent = Deadline(1e-9)  # as after a Ctrl-C or a limit the earlier steps used up
+    with certified_bound_alongside(problem, MethodOptions(spent, n_jobs=2)) as bound:
+        found = bound()
+    assert found.rounds == 0 and "no LP" in found.how and found.value > 0
 
 
 def test_a_task_alongside_whose_process_dies_raises_a_clear_error():
