@@ -185,13 +185,13 @@ def certified_bound_alongside(problem: SuppressionProblem, options: MethodOption
     more than one process (``options.n_jobs``) or a Dask cluster: in one more process, or a
     task on the cluster, with the same budget counted from now (the method's own work, in
     this process, then loses no time to it). Yields a function returning the bound. With
-    one process the bound is computed at once, as :func:`certified_bound`.
+    one process, or no time left for it (a Ctrl-C, a spent time limit: then the bound
+    without LPs), it is computed at once, as :func:`certified_bound`.
 
     Its progress: a line when it starts and one with its value when it is taken (the lines
     of its rounds stay in its process)."""
     budget = _bound_budget(options.deadline)
     if worker_count(options.n_jobs, options.client) <= 1 or budget.expired:
-        # one process, or no time left (a Ctrl-C, a spent limit): the bound without LPs
         bound = _bound_within(problem, budget, extra_hops, options.progress)
         yield lambda: bound
         return
