@@ -21,7 +21,7 @@ Every method is ``method(problem, options) -> MethodOutcome``
 The methods other than the optimal one compute a certified lower bound first
 (:func:`~tabsdc.suppression._problem.certified_bound`); with more than one process the
 routing and hypercube methods compute it beside their own steps and the modular method
-beside those after its sub-tables
+beside its routing and clean-up
 (:func:`~tabsdc.suppression._problem.certified_bound_alongside`); the guided method needs
 its relaxation first, and the optimal method bounds its own search.
 """
@@ -187,8 +187,9 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     :func:`~tabsdc.suppression._modular.modular_pattern`), then every requirement checked on
     the whole table and the failing ones routed; the clean-up publishes again the routed
     cells those requirements do not need
-    (:func:`~tabsdc.suppression._modular.publish_unneeded`). The sub-tables use every
-    process; the lower bound is computed beside the steps after them, which use one."""
+    (:func:`~tabsdc.suppression._modular.publish_unneeded`). The sub-tables and the check
+    use every process; the lower bound is computed beside the routing and the clean-up,
+    which use one."""
     deadline, table = options.deadline, problem.table
     attacker = problem.attacker(deadline)
     phase = deadline.share(MODULAR_SHARE)
@@ -199,9 +200,9 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
         q=options.q, singletons=problem.insiders is not None, deadline=phase,
         progress=options.progress, n_jobs=options.n_jobs, client=options.client,
         clock=deadline.clock)
+    failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
+                                   client=options.client, progress=options.progress)
     with certified_bound_alongside(problem, options) as bound:
-        failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
-                                       client=options.client, progress=options.progress)
         routed, _, complete = heuristic_pattern(
             failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
             problem.labels, options.progress, deadline)
