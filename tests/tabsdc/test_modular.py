@@ -21,6 +21,7 @@ from tabsdc.suppression._modular import (
     subtables,
 )
 from tabsdc.suppression._problem import suppression_problem
+from tests.tabsdc.test_insider import linprog_interval
 
 REGIONS = Hierarchy.from_parent_child({"N": "Total", "S": "Total", "N1": "N", "N2": "N",
                                        "S1": "S", "S2": "S"})
@@ -172,27 +173,9 @@ def test_modular_patterns_protect_against_respondents(seed):
         # child holds the data) are not another's
         own = (freq == 1) & (a == a[known])
         for j in primary[~own[primary]]:
-            low, high = linprog_interval(result.table, known, j)
+            low, high = linprog_interval(result.table, [known], j)
             assert low <= a[j] - lpl[j] + 1e-6 * max(1.0, abs(a[j])), (known, j)
             assert high >= a[j] + upl[j] - 1e-6 * max(1.0, abs(a[j])), (known, j)
-
-
-def linprog_interval(table: Table, known: int, j: int) -> tuple[float, float]:
-    """min and max of cell j over the published ``table`` with the cell ``known`` fixed
-    at its value."""
-    cells = table.cells
-    a = table.values
-    fixed = ~cells["status"].isin(HIDDEN_STATUSES).to_numpy()
-    fixed[known] = True
-    lb, ub = cells["lb"].to_numpy(float), cells["ub"].to_numpy(float)
-    bounds = np.column_stack([np.where(fixed, a, lb), np.where(fixed, a, ub)])
-    ends = []
-    for sign in (1, -1):
-        c = np.zeros(len(a))
-        c[j] = sign
-        ends.append(sign * linprog(c, A_eq=table.A, b_eq=table.A @ a, bounds=bounds,
-                                   method="highs").fun)
-    return ends[0], ends[1]
 
 
 def protected_against_linprog(table: Table, hidden: np.ndarray) -> bool:
