@@ -108,7 +108,7 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     method's pattern."""
     deadline, progress = options.deadline, options.progress
     bound = certified_bound(problem, options)
-    fallback = hypercube_phases(problem, options, bound) if problem.table.dims else None
+    fallback = hypercube_phases(problem, options) if problem.table.dims else None
     kept = None if fallback is None else fallback.pattern
     witnesses = None if fallback is None else fallback.witnesses
     removable = ~problem.fixed_on & ~problem.fixed_off

@@ -51,7 +51,7 @@ def linprog_reach(problem, pattern: np.ndarray, fixed: list[int], cell: int,
 def hypercube_start(table, cost):
     """The problem, the hypercube pattern and its witnesses."""
     problem = problem_of(table, cost)
-    outcome = hypercube_phases(problem, MethodOptions(Deadline(None)), None)
+    outcome = hypercube_phases(problem, MethodOptions(Deadline(None)))
     return problem, outcome.pattern, outcome.witnesses
 
 

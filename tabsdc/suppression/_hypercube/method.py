@@ -10,7 +10,6 @@ from tabsdc._errors import SolverError
 from tabsdc._hypercubes.insiders import avoid_insiders
 from tabsdc._hypercubes.search import WIDE_COMBINATIONS, HypercubeSearch
 from tabsdc._progress import heartbeat
-from tabsdc.suppression._bound import LowerBound
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube.boxes import route_in_boxes
 from tabsdc.suppression._hypercube.certify import uncertified
@@ -41,13 +40,12 @@ def hypercube_method(problem: SuppressionProblem, options: MethodOptions) -> Met
     left to routing are those no box around the primary meets.
     """
     with certified_bound_alongside(problem, options, extra_hops=1) as bound:
-        return replace(hypercube_phases(problem, options, None), bound=bound())
+        return replace(hypercube_phases(problem, options), bound=bound())
 
 
-def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
-                     bound: LowerBound | None) -> MethodOutcome:
-    """The phases of :func:`hypercube_method` after its lower bound ``bound`` (computed by
-    the caller: the guided method shares its own)."""
+def hypercube_phases(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
+    """The phases of :func:`hypercube_method` without its lower bound (the outcome's
+    ``bound`` is None: the caller adds its own)."""
     deadline, progress, labels = options.deadline, options.progress, problem.labels
     table, c, fixed_on, fixed_off = problem.table, problem.cost, problem.fixed_on, \
         problem.fixed_off
@@ -56,7 +54,7 @@ def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
     search = HypercubeSearch(table, *room, c, ~fixed_off)
     cover = hypercube_pattern(search, problem.reqs, fixed_on, progress, deadline)
     if not cover.complete:
-        return MethodOutcome(None, no_pattern(deadline), bound=bound)
+        return MethodOutcome(None, no_pattern(deadline))
     wide = HypercubeSearch(table, *room, c, ~fixed_off, every_chain=True,
                            max_combinations=WIDE_COMBINATIONS)
     if cover.unmet:  # a wider search, then flows within boxes around the primaries
@@ -71,8 +69,7 @@ def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
     routed = route_and_clean(problem, options, attacker, router, cover.pattern, failing,
                              np.zeros(table.n_cells, dtype=bool))
     if routed is None:
-        return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
-                             bound=bound)
+        return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves))
     pattern, certificates = routed
     keep = np.zeros(table.n_cells, dtype=bool)  # the routes' certificates keep their cells
     for cells in [*(c for family in certificates.values() for c in family),
@@ -102,8 +99,7 @@ def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
                                                  labels, progress, deadline)
         if not complete:
             return MethodOutcome(None, no_pattern(deadline,
-                                                  attacker_solves=attacker.n_solves),
-                                 bound=bound)
+                                                  attacker_solves=attacker.n_solves))
         witnesses = cover.deviations(table.n_cells)[2]
     with heartbeat(progress, "certificates: checking the hypercubes", quiet=True):
         unproven = uncertified(table.A, cover, pattern, *room)
@@ -114,4 +110,4 @@ def hypercube_phases(problem: SuppressionProblem, options: MethodOptions,
         progress(f"certificates: all {sum(len(c) for c in cover.structures.values()):,} "
                  "hypercubes checked against the relations")
     return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker),
-                         witnesses, bound)
+                         witnesses)
