@@ -4,7 +4,8 @@ The first test protects the shipped business survey the way docs/ui.md tells a p
 and checks the downloaded publishable file against the API's own result for the same
 choices; the second cancels a long optimal suppression and checks its worker stopped; the
 others check what the page says when a rule is refused, how it reads a CSV file saved by a
-German spreadsheet, and that Back comes back to the same session.
+German spreadsheet, that Back comes back to the same session, and that a file chosen
+before the page has its session is read.
 With ``TABSDC_UI_SCREENSHOTS=<folder>`` the first test saves a screenshot of every step
 there (``docs/ui.md`` shows them).
 """
@@ -319,3 +320,17 @@ def test_markup_in_a_column_name_stays_text(served, browser, tmp_path):
     click(browser, "build-table")
     wait_for(browser, lambda d: "cells" in text(d, "table-summary"))
     assert text(browser, "table-summary").endswith(f"({name})")
+
+
+def test_a_file_chosen_while_the_page_starts_is_read(served, browser, tmp_path):
+    """The page asks the server for a session before it listens to the file chooser; a
+    file chosen in that time is read once the session is there (it was lost before)."""
+    path = tmp_path / "early.csv"
+    pd.DataFrame({"r": ["a", "b", "a", "c"], "v": [1, 2, 3, 4]}).to_csv(path, index=False)
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.emulateNetworkConditions", {
+        "offline": False, "latency": 1500, "downloadThroughput": -1, "uploadThroughput": -1})
+    browser.get(served.url)
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-session") is None
+    browser.find_element(By.ID, "data-file").send_keys(str(path))
+    wait_for(browser, lambda d: "4 rows" in text(d, "data-msg"))

@@ -603,13 +603,16 @@ async function attach() {
   return {info, state: null};
 }
 
+// The file in the data step's chooser, uploaded and described.
+async function readChosenFile() {
+  const file = $("data-file").files[0];
+  if (!file) return;
+  await guarded("data-msg", async () => showData(await upload(file, "name=" + encodeURIComponent(file.name))));
+}
+
 function wire() {
   document.querySelectorAll("#steps button").forEach((b) => b.addEventListener("click", () => show(b.dataset.step)));
-  $("data-file").addEventListener("change", async (event) => {
-    const file = event.target.files[0];
-    if (!file) return;
-    await guarded("data-msg", async () => showData(await upload(file, "name=" + encodeURIComponent(file.name))));
-  });
+  $("data-file").addEventListener("change", readChosenFile);
   $("data-example").addEventListener("click", () => guarded("data-msg", async () => showData(await api("example", {}))));
   $("data-kind").addEventListener("change", showKind);
   $("data-next").addEventListener("click", () => {
@@ -670,6 +673,7 @@ async function start() {
   $("c-algorithm").value = "heuristic";
   wire();
   if (state) await restore(state);
+  else await readChosenFile();  // a file chosen while the page was still starting
 }
 
 start().catch((error) => say("data-msg", error.message, "error"));
