@@ -19,7 +19,10 @@ i.e. the intruder knows their values. That is the insider scenario of
 :mod:`tabsdc.audit._insider` (the respondent of a single-contributor cell knows its value);
 the same flows then prove or refute protection against that respondent. The audit's insider
 attack and the suppression methods (:mod:`tabsdc.suppression._attacker`, routing) share
-these models.
+these models. A fixed cell may instead be held on one **side** (``Requirement.sides``): it
+may move up only, or down only. A flow meeting the requirement so, together with one that
+meets it moving that cell the other way, proves it with the cell fixed: the flows' convex
+combination that leaves the cell at zero is a flow, and meets the level too.
 """
 
 from __future__ import annotations
@@ -44,12 +47,31 @@ LOCAL_ABOVE = 5000
 class Requirement:
     """Sensitive ``cell`` must be movable by ``level`` in ``direction`` (+1 up, -1 down),
     with the cells ``fixed`` held at their values (an insider's knowledge; none for the
-    outside intruder)."""
+    outside intruder). ``sides``, when given, holds each fixed cell on one side instead:
+    +1 it may move up only, -1 down only, 0 not at all."""
 
     cell: int
     direction: int
     level: float
     fixed: tuple[int, ...] = ()
+    sides: tuple[int, ...] = ()
+
+    def held_room(self, cells: np.ndarray, up: np.ndarray, down: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """The room ``up`` and ``down`` of ``cells`` (sorted) with the fixed ones held.
+
+        >>> Requirement(0, UP, 1.0, fixed=(1, 2), sides=(1, 0)).held_room(
+        ...     np.arange(3), np.full(3, 5.0), np.full(3, 4.0))
+        (array([5., 5., 0.]), array([4., 0., 0.]))
+        """
+        at = np.searchsorted(cells, self.fixed)
+        inside = at < len(cells)
+        inside[inside] = cells[at[inside]] == np.asarray(self.fixed)[inside]
+        side = np.asarray(self.sides if self.sides else [0] * len(self.fixed), dtype=np.int64)
+        up, down = up.copy(), down.copy()
+        up[at[inside & (side <= 0)]] = 0.0
+        down[at[inside & (side >= 0)]] = 0.0
+        return up, down
 
 
 def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray,
@@ -84,14 +106,15 @@ def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray,
 def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
                restore: tuple[float, float] | None = None,
                time_limit: float | None = None, *,
-               fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+               fixed: tuple[np.ndarray, ...] | None = None
                ) -> np.ndarray | None:
     """The least ``w``-cost flow with column ``i`` (the requirement's cell in ``model``)
     moved by the level in the requirement's direction: the deviation of every column
     (``p - q``; zero where it is below the tolerance), or None when no such flow exists
     (or none was found within ``time_limit`` seconds). ``restore``: the kept model's
     bounds ``(up, down)`` of ``i``. ``fixed``: columns held at zero for this solve and
-    their kept bounds ``(columns, up, down)``, restored after.
+    their kept bounds ``(columns, up, down)``, restored after; a fourth array, each
+    column's side (:attr:`Requirement.sides`), holds them on one side instead.
     """
     return flow_and_status(model, req, i, w, restore, time_limit, fixed=fixed)[0]
 
@@ -99,7 +122,7 @@ def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
 def flow_and_status(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
                     restore: tuple[float, float] | None = None,
                     time_limit: float | None = None, *,
-                    fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                    fixed: tuple[np.ndarray, ...] | None = None
                     ) -> tuple[np.ndarray | None, str]:
     """:func:`solve_flow`'s deviation and the solve's status
     (:data:`~tabsdc.solver.STATUSES`): ``"infeasible"`` proves that no flow meets ``req``
@@ -123,9 +146,14 @@ def flow_and_status(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
     model.set_objective(np.concatenate([w, w]))
     p_fixed = req.level if req.direction > 0 else 0.0
     q_fixed = req.level if req.direction < 0 else 0.0
-    held, held_up, held_down = ((np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
-                                if fixed is None else (np.asarray(f) for f in fixed))
-    held = np.concatenate([held, n + held]).astype(np.int64)
+    if fixed is None:
+        fixed = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+    held, held_up, held_down = (np.asarray(f) for f in fixed[:3])
+    side = np.asarray(fixed[3]) if len(fixed) > 3 else np.zeros(len(held), dtype=np.int64)
+    # a held cell's upward column (p) at zero unless it may move up, its downward one (q)
+    # unless it may move down
+    held_up, held_down = held_up[side <= 0], held_down[side >= 0]
+    held = np.concatenate([held[side <= 0], n + held[side >= 0]]).astype(np.int64)
     zeros = np.zeros(len(held))
     model.set_col_bounds(np.concatenate([[i, n + i], held]),
                          np.concatenate([[p_fixed, q_fixed], zeros]),
@@ -186,9 +214,7 @@ def local_deviation(by_column: sp.csc_array, cells: np.ndarray, req: Requirement
     so it is a flow (an attack, a route) of the whole table."""
     block = by_column[:, cells]
     rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
-    held = np.isin(cells, req.fixed)
-    moved = solve_flow(flow_model(block[rows], np.where(held, 0.0, up),
-                                  np.where(held, 0.0, down)), req,
+    moved = solve_flow(flow_model(block[rows], *req.held_room(cells, up, down)), req,
                        int(np.searchsorted(cells, req.cell)), w, time_limit=time_limit)
     if moved is None:
         return None

@@ -110,6 +110,7 @@ def insider_proofs(
     suspects: np.ndarray | None = None,
     stop_at_failure: bool = False,
     split: bool = False,
+    sides: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[list[np.ndarray], list[Requirement]]:
     """Certificates that ``req`` holds against the outside intruder and every respondent.
 
@@ -123,7 +124,11 @@ def insider_proofs(
     all, at most one per open group more. With ``split``, a set of groups without a
     certificate is tried in halves, down to single groups: when few of many open groups
     fail (a cell whose every flow runs through hundreds of cells), a few flows close the
-    rest instead of one each.
+    rest instead of one each. With ``sides``, a group of one cell that a known certificate
+    of ``req`` moves one way is held in its scenario on the other side only, not at zero:
+    a certificate found there closes it too (with the known one, a convex combination
+    meets ``req`` with the cell at zero), and when none exists, none exists with the cell
+    fixed either.
 
     Parameters
     ----------
@@ -141,6 +146,11 @@ def insider_proofs(
         Try the groups a set's scenario fails for in halves (for proofs that only search:
         a router's scenario for many groups at once adds the suppressions that avoid them
         all).
+    sides : callable, optional
+        ``sides(groups)``: per group, the side (+1 up, -1 down) its one cell may still move
+        in a certificate of ``req`` (the other side than a known certificate moves it), 0
+        for a group held at zero (:meth:`KnownDeviations.sides`). Only for proofs that are
+        flows (``prove`` reads the scenario's ``sides``).
 
     Returns
     -------
@@ -181,12 +191,12 @@ def insider_proofs(
         groups = np.intersect1d(sets.pop(), open_)
         if len(groups) == 0:
             continue
-        every = np.concatenate([insiders.members(int(g)) for g in groups])
-        scenario = replace(req, fixed=tuple(np.unique(every).tolist()))
+        scenario = _scenario(req, insiders, groups, sides)
         proof = prove(scenario)
-        if proof is not None:  # it moves none of these groups' cells: they are all closed
+        if proof is not None:  # it keeps these groups' cells as asked: they are all closed
             proofs.append(proof)
-            open_ = np.intersect1d(open_, insiders.groups_in(proof, req.cell))
+            open_ = np.setdiff1d(np.intersect1d(open_, insiders.groups_in(proof, req.cell)),
+                                 groups)
         elif len(groups) == 1:
             failed.append(scenario)
             if stop_at_failure:
@@ -195,6 +205,19 @@ def insider_proofs(
             parts = np.array_split(groups, 2) if split else np.array_split(groups, len(groups))
             sets.extend(reversed(parts))
     return proofs, failed
+
+
+def _scenario(req: Requirement, insiders: Insiders, groups: np.ndarray,
+              sides: Callable[[np.ndarray], np.ndarray] | None) -> Requirement:
+    """``req`` with the cells of ``groups`` fixed (sorted), each held on its group's side
+    (``sides``; none: at zero)."""
+    members = [insiders.members(int(g)) for g in groups]
+    every = np.concatenate(members)
+    order = np.argsort(every)
+    if sides is None:
+        return replace(req, fixed=tuple(every[order].tolist()))
+    side = np.repeat(sides(groups), [len(m) for m in members])
+    return replace(req, fixed=tuple(every[order].tolist()), sides=tuple(side[order].tolist()))
 
 
 class KnownDeviations:
@@ -218,12 +241,15 @@ class KnownDeviations:
         self.insiders, self.up, self.down = insiders, up, down
         self._known: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._through: dict[int, list[int]] = {}
+        self._single = np.diff(insiders.starts) == 1  # groups of one cell
 
     def add(self, cells: np.ndarray, deviation: np.ndarray) -> None:
         """Keep the flow moving ``cells`` (sorted) by ``deviation``, stretched both ways."""
         up, down = self.up[cells], self.down[cells]
         with np.errstate(divide="ignore", invalid="ignore"):
-            t_up = np.min(np.where(deviation > 0, up, down) / np.abs(deviation))
+            # at least 1: the flow itself is feasible (a cell it takes to its bound
+            # gives a step a rounding error below 1, and the flow would miss its own level)
+            t_up = max(1.0, np.min(np.where(deviation > 0, up, down) / np.abs(deviation)))
             t_down = np.min(np.where(deviation > 0, down, up) / np.abs(deviation))
         groups = self.insiders.group[cells]
         groups = np.unique(groups[groups >= 0])
@@ -259,6 +285,34 @@ class KnownDeviations:
                 if len(common) == 0:
                     break
         return common, used
+
+    def signs(self, req: Requirement, slack: float) -> tuple[np.ndarray, np.ndarray]:
+        """The groups of one cell that known deviations meeting ``req`` (within ``slack``)
+        move up, and those they move down (sorted). A group in both is proven against:
+        the two deviations' convex combination that leaves its cell at zero is feasible
+        and meets ``req``."""
+        rising, falling = [], []
+        for k in self._through.get(req.cell, ()):
+            cells, deviation, _ = self._known[k]
+            if req.direction * deviation[np.searchsorted(cells, req.cell)] < req.level - slack:
+                continue
+            groups = self.insiders.group[cells]
+            single = groups >= 0
+            single[single] = self._single[groups[single]]
+            rising.append(groups[single & (deviation > 0)])
+            falling.append(groups[single & (deviation < 0)])
+        if not rising:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate(rising)), np.unique(np.concatenate(falling))
+
+    def sides(self, req: Requirement, slack: float, groups: np.ndarray) -> np.ndarray:
+        """Per group of ``groups``, the side its one cell must keep in a certificate of
+        ``req`` for that certificate to prove ``req`` against it together with a known one
+        (:meth:`signs`): -1 when known ones move it up, +1 when they move it down, 0 (held
+        at zero) when neither or both, or for a group of several cells."""
+        rising, falling = self.signs(req, slack)
+        up, down = np.isin(groups, rising), np.isin(groups, falling)
+        return np.where(up & ~down, -1, np.where(down & ~up, 1, 0))
 
 
 @dataclass(frozen=True)
@@ -485,12 +539,17 @@ def _examine(certificates: _Certificates, reqs: list[Requirement],
             break
         if reporter is not None:
             reporter.update(k, f"{len(failed):,} pairs fail")
-        open_groups = _common(suspects[k], certificates.known.suspects(req, slack[req.cell])[0])
+        known = certificates.known
+        open_groups = _common(suspects[k], known.suspects(req, slack[req.cell])[0])
+        if open_groups is not None and len(open_groups):
+            open_groups = np.setdiff1d(open_groups,
+                                       np.intersect1d(*known.signs(req, slack[req.cell])))
         if open_groups is not None and len(open_groups) == 0:
             by_known += 1
             continue
-        _, scenarios = insider_proofs(req, certificates.insiders, certificates.prove,
-                                      suspects=open_groups, split=True)
+        _, scenarios = insider_proofs(
+            req, certificates.insiders, certificates.prove, suspects=open_groups, split=True,
+            sides=lambda groups, r=req: known.sides(r, slack[r.cell], groups))
         if deadline.expired:  # a flow stopped by the time limit proves nothing
             unchecked = len(reqs) - k
             break
@@ -663,13 +722,14 @@ class _Certificates:
         hidden = self.attack.hidden_cells
         p = int(self.position[req.cell])
         fixed = self.position[np.asarray(req.fixed, dtype=np.int64)]
-        fixed = fixed[fixed >= 0]
+        sides = np.asarray(req.sides if req.sides else [0] * len(fixed), dtype=np.int64)
+        fixed, sides = fixed[fixed >= 0], sides[fixed >= 0]
         # every flow is asked for the level less the verdicts' tolerance (as the witnesses
         # and known deviations meet it): a flow proves the exact verdict, no flow (or a
         # relaxation short of it) refutes it; the flows keep the relations exact, and a
         # float table's residuals, within the additivity tolerance, move a cell's reach far
         # less than that tolerance
-        in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()),
+        in_block = replace(req, cell=p, fixed=tuple(fixed.tolist()), sides=tuple(sides.tolist()),
                            level=_proof_level(req.level, self.slack[req.cell]))
         block = int(self.component[req.cell])
         if len(fixed) and self.sizes[block] > GROWN_CELLS:
@@ -699,7 +759,7 @@ class _Certificates:
                 model, in_block, i, self.insiders.weights(hidden[members]),
                 restore=(self.up[p], self.down[p]),
                 time_limit=self.deadline.solver_limit(),
-                fixed=(held, self.up[fixed], self.down[fixed]))
+                fixed=(held, self.up[fixed], self.down[fixed], sides))
             self._whole_seconds[block] = self._whole_seconds.get(block, 0.0) + (
                 perf_counter() - start)
             self._whole_solves[block] = self._whole_solves.get(block, 0) + 1
@@ -734,9 +794,8 @@ class _Certificates:
         self.n_solves += 1
         inner = self.region.neighbourhood(np.array([req.cell]), RELAXED_HOPS - 1)
         rows, cells = self.region.hop(inner)
-        held = np.isin(cells, req.fixed)
-        model = flow_model(self.by_row[rows][:, cells], np.where(held, 0.0, self.up[cells]),
-                           np.where(held, 0.0, self.down[cells]))
+        model = flow_model(self.by_row[rows][:, cells],
+                           *req.held_room(cells, self.up[cells], self.down[cells]))
         reach = flow_reach(model, int(np.searchsorted(cells, req.cell)), req.direction)
         short = reach is not None and reach < req.level - TOL * max(1.0, req.level)
         return reach if short else None

@@ -19,7 +19,7 @@ Examples
 >>> attacker = Attacker(A, np.array([5.0, 5, 10]), np.array([5.0, 5, 10]))
 >>> reqs = [Requirement(0, 1, 2.0)]
 >>> failing_requirements(attacker, reqs, np.array([True, False, False]))
-[Requirement(cell=0, direction=1, level=2.0, fixed=())]
+[Requirement(cell=0, direction=1, level=2.0, fixed=(), sides=())]
 >>> failing_requirements(attacker, reqs, np.array([True, True, False]))
 []
 """

@@ -23,7 +23,7 @@ from sdcreport import Report
 from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._datasets import load_business_survey
-from tabsdc._flows import UP, Requirement, local_flow
+from tabsdc._flows import UP, Requirement, local_deviation, local_flow
 from tabsdc._progress import Deadline
 from tabsdc._respondents import insider_groups
 from tabsdc.audit import audit, insider_attack, insider_proofs
@@ -568,3 +568,61 @@ def test_scenarios_tried_in_halves_fail_exactly_for_the_respondents_that_pin_the
     pinning = {i for i in range(k) if total - rooms[i] < level}
     assert {req.fixed for req in failed} == {(i + 2,) for i in pinning}
     assert len(calls) <= 2 + (2 * k - 1 if split else k)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rooms=st.lists(st.floats(0.0, 3.0), min_size=2, max_size=9),
+       level=st.floats(0.5, 6.0))
+def test_scenarios_held_on_one_side_fail_exactly_for_the_respondents_that_pin_the_cell(
+        rooms, level):
+    # the table of the test above; a respondent the first flow moves is held in its
+    # scenario on the other side instead of at zero (the first flow's sign, read here
+    # apart from the attack's bookkeeping): the same respondents fail, and every scenario
+    # after the first flow holds its cells on a side
+    k = len(rooms)
+    A = sp.csc_array(np.array([[-1.0, 1.0] + [1.0] * k]))
+    freq = np.array([9.0, 9.0] + [1.0] * k)
+    groups = insider_groups(A, freq, freq == 1)
+    room = np.array([0.0, 99.0] + rooms)
+    first: dict[int, float] = {}
+    calls = []
+
+    def prove(req):
+        calls.append(req)
+        found = local_deviation(A, np.arange(k + 2), req, room, room, np.ones(k + 2))
+        if found is None:
+            return None
+        if not req.fixed:
+            first.update(zip(found[0].tolist(), found[1].tolist(), strict=True))
+        return found[0]
+
+    def sides(chosen):
+        return np.array([-np.sign(first[int(groups.members(int(g))[0])]) for g in chosen],
+                        dtype=np.int64)
+
+    total = sum(rooms)
+    assume(min(abs(total - r - level) for r in [0.0, *rooms]) > 1e-6)  # off the boundary
+    proofs, failed = insider_proofs(Requirement(1, UP, level), groups, prove, split=True,
+                                    sides=sides)
+    if total < level:
+        assert failed == [Requirement(1, UP, level)]
+        return
+    pinning = {i for i in range(k) if total - rooms[i] < level}
+    assert {req.fixed for req in failed} == {(i + 2,) for i in pinning}
+    assert all(req.sides and all(req.sides) for req in calls[1:])
+
+
+@pytest.mark.parametrize(("seed", "dims", "extra"), [(11, 2, 0.0), (7, 2, 0.2), (2, 3, 0.0)])
+def test_scenarios_held_on_one_side_agree_with_the_independent_attacker(
+        monkeypatch, seed, dims, extra):
+    # the attack's scenarios hold a respondent's one cell on the side a known certificate
+    # does not move it to; its failing pairs are still exactly the independent attacker's
+    frame, names, published = outsider_pattern(seed, dims, extra)
+    held_on_a_side = []
+    real_prove = insider_module._Certificates.prove
+    monkeypatch.setattr(insider_module._Certificates, "prove", lambda self, req: (
+        held_on_a_side.append(req) if any(req.sides) else None) or real_prove(self, req))
+    result = audit(published)
+    assert held_on_a_side and result.insider.complete
+    expected = independent_insider_failures(published, contributions(frame, names, published))
+    assert audit_failures(result, frame, names) == expected

@@ -30,7 +30,7 @@ def uncertified(A: sp.sparray, cover: Cover, pattern: np.ndarray, down: np.ndarr
     >>> uncertified(A, cover, np.ones(3, bool), np.full(3, 5.0), np.full(3, 5.0))
     []
     >>> uncertified(A, cover, np.ones(3, bool), np.array([5.0, 1, 5]), np.full(3, 5.0))
-    [Requirement(cell=0, direction=1, level=2.0, fixed=())]
+    [Requirement(cell=0, direction=1, level=2.0, fixed=(), sides=())]
     """
     owners, cubes, deviations = cover.deviations(A.shape[1])
     unmet = {(r.cell, r.direction) for r in cover.unmet} | set(cover.routes)
