@@ -533,13 +533,13 @@ def _examine(certificates: _Certificates, reqs: list[Requirement],
     outer: dict[tuple[int, int], tuple[float, float]] = {}
     no_flow: set[tuple[int, int, int]] = set()
     by_known = unchecked = 0
+    known = certificates.known
     for k, req in enumerate(reqs):
         if deadline.expired:
             unchecked = len(reqs) - k
             break
         if reporter is not None:
             reporter.update(k, f"{len(failed):,} pairs fail")
-        known = certificates.known
         open_groups = _common(suspects[k], known.suspects(req, slack[req.cell])[0])
         if open_groups is not None and len(open_groups):
             open_groups = np.setdiff1d(open_groups,
