@@ -23,6 +23,15 @@ from tabsdc.solver._isolated import solve_isolated
 from tabsdc.suppression import suppress
 
 
+@pytest.fixture(autouse=True)
+def python_handles_ctrl_c():
+    """Python's own Ctrl-C handler, as in a terminal: a process started in the background
+    by a shell without job control inherits SIGINT ignored."""
+    kept = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, kept)
+
+
 def sigint() -> None:
     """A Ctrl-C, delivered to this process's handler before the next line of Python runs."""
     signal.raise_signal(signal.SIGINT)
