@@ -56,6 +56,15 @@ class Requirement:
     fixed: tuple[int, ...] = ()
     sides: tuple[int, ...] = ()
 
+    @property
+    def side_array(self) -> np.ndarray:
+        """``sides`` as integers, one per fixed cell (zeros when not given).
+
+        >>> Requirement(0, UP, 1.0, fixed=(4, 7)).side_array
+        array([0, 0])
+        """
+        return np.asarray(self.sides or [0] * len(self.fixed), dtype=np.int64)
+
     def held_room(self, cells: np.ndarray, up: np.ndarray, down: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray]:
         """The room ``up`` and ``down`` of ``cells`` (sorted) with the fixed ones held.
@@ -67,7 +76,7 @@ class Requirement:
         at = np.searchsorted(cells, self.fixed)
         inside = at < len(cells)
         inside[inside] = cells[at[inside]] == np.asarray(self.fixed)[inside]
-        side = np.asarray(self.sides if self.sides else [0] * len(self.fixed), dtype=np.int64)
+        side = self.side_array
         up, down = up.copy(), down.copy()
         up[at[inside & (side <= 0)]] = 0.0
         down[at[inside & (side >= 0)]] = 0.0

@@ -722,7 +722,7 @@ class _Certificates:
         hidden = self.attack.hidden_cells
         p = int(self.position[req.cell])
         fixed = self.position[np.asarray(req.fixed, dtype=np.int64)]
-        sides = np.asarray(req.sides if req.sides else [0] * len(fixed), dtype=np.int64)
+        sides = req.side_array
         fixed, sides = fixed[fixed >= 0], sides[fixed >= 0]
         # every flow is asked for the level less the verdicts' tolerance (as the witnesses
         # and known deviations meet it): a flow proves the exact verdict, no flow (or a
