@@ -19,7 +19,7 @@ from tabsdc.ui._jobs import Job
 from tabsdc.ui._script import session_script
 from tabsdc.ui._session import Session
 from tests.ui.conftest import SURVEY, ServedApp, run_script
-from tests.ui.test_session import gone, wait
+from tests.ui.test_session import gone, wait, within
 
 #: Strings that are code when pasted into a script unquoted, and a Windows path.
 PAYLOAD = '"""+__import__("os").system("touch PWNED")+"""'
@@ -215,7 +215,8 @@ def test_an_idle_session_ends_with_its_worker_and_folder(forgetful):
     pid = session.job.pid
     session.touch()  # then silence: no request for more than idle_minutes (1.8 s)
     assert gone(pid, timeout=30)
-    assert sid not in limited.sessions and not session.folder.exists()
+    # the worker ends first, then its session's folder is removed
+    assert within(lambda: sid not in limited.sessions and not session.folder.exists())
     status, _, body = request(f"{limited.url}/api/{sid}/job")
     assert status == 404 and "reload the page" in json.loads(body)["error"]
     assert limited.sessions.slots.running == 0

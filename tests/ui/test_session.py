@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -37,18 +38,27 @@ def slow_count(seconds: float, progress=None) -> int:
     return steps
 
 
+def within(condition: Callable[[], bool], timeout: float = 10) -> bool:
+    """Whether ``condition()`` holds within ``timeout`` seconds (asked every 0.1 s)."""
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def gone(pid: int, timeout: float = 10) -> bool:
     """Whether process ``pid`` no longer exists (or is a zombie) within ``timeout``."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state in ("Z", "X"):
-            return True
-        time.sleep(0.1)
-    return False
+    return within(lambda: _ended(pid), timeout)
+
+
+def _ended(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X")
 
 
 def wait(session: Session, timeout: float = 120) -> dict:
