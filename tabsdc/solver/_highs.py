@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from time import perf_counter
 
 import highspy
@@ -81,6 +82,44 @@ _PROVEN = {
     _STATUS.kUnboundedOrInfeasible: "infeasible_or_unbounded",
 }
 _SENSE = {"min": highspy.ObjSense.kMinimize, "max": highspy.ObjSense.kMaximize}
+#: Run time (s) the probe of :func:`limit_counts_earlier_runs` gathers before its test solve.
+_PROBE_SECONDS = 0.01
+
+
+@cache
+def limit_counts_earlier_runs(mip: bool) -> bool:
+    """Whether this HiGHS compares ``time_limit`` with the run time of all the solves of one
+    ``Highs`` object together (True) or with the current solve's alone, for an LP or a MIP.
+
+    HiGHS 1.16 does the first for LPs and the second for MIPs (ERGO-Code/HiGHS issues 1331
+    and 1477: the run clock is to be reset at every run from version 2.0). Probed once per
+    process and kind: a 100 x 200 LP is solved until the object's run time passes
+    :data:`_PROBE_SECONDS`; then, with ``time_limit`` at nine tenths of that time, a quick
+    solve (the LP with one cost changed, or one integer column with the others fixed) stops
+    at once only when earlier runs count.
+    """
+    absorb_highs_banner()
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    rng = np.random.default_rng(0)
+    m, n = 100, 200
+    columns = np.arange(n, dtype=np.int32)
+    highs.addVars(n, np.zeros(n), np.ones(n))
+    highs.changeColsCost(n, columns, -rng.random(n))
+    for row in rng.random((m, n)):
+        highs.addRow(-highspy.kHighsInf, 10.0, n, columns, row)
+    while highs.getRunTime() < _PROBE_SECONDS:
+        highs.clearSolver()
+        highs.run()
+    highs.setOptionValue("time_limit", 0.9 * highs.getRunTime())
+    if mip:
+        others = columns[1:]
+        highs.changeColsBounds(n - 1, others, np.zeros(n - 1), np.zeros(n - 1))
+        highs.changeColsIntegrality(1, columns[:1], np.array([highspy.HighsVarType.kInteger]))
+    else:
+        highs.changeColCost(0, -2.0)
+    highs.run()
+    return highs.getModelStatus() == _STATUS.kTimeLimit
 
 
 def highs_status(
@@ -263,12 +302,14 @@ class HighsModel:
             highs.setOptionValue("threads", int(options.threads))
 
     def _run(self, limit: float | None) -> highspy.HighsStatus:
-        """``run()`` with the time limit ``limit`` counted from now: HiGHS compares its
-        ``time_limit`` option with the run time of all solves of the object together. In a
-        search that a Ctrl-C can stop, with HiGHS's interrupt callbacks (module text)."""
+        """``run()`` with the time limit ``limit`` counted from now (the object's earlier run
+        time added where HiGHS counts it: :func:`limit_counts_earlier_runs`). In a search
+        that a Ctrl-C can stop, with HiGHS's interrupt callbacks (module text)."""
         highs = self._highs
+        earlier = (float(highs.getRunTime()) if limit is not None
+                   and limit_counts_earlier_runs(self._is_mip) else 0.0)
         highs.setOptionValue("time_limit", highspy.kHighsInf if limit is None else
-                             float(limit) + float(highs.getRunTime()))
+                             float(limit) + earlier)
         if not interrupts.watching() or (not self._is_mip
                                           and highs.getNumNz() < WATCHED_NONZEROS):
             return highs.run()

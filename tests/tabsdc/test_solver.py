@@ -632,16 +632,50 @@ def test_result_rendering():
         SolveResult("done", False, 1.0, None, None, None, None, None, 0.1, "cbc", "x")
 
 
-def test_kept_model_time_limit_counts_from_each_solve():
-    """HiGHS counts time_limit over all solves of one object; ours is per solve."""
-    lp = LinearProgram(c=[1.0, 1.0], A=sp.csr_array([[1.0, 1.0]]), row_lower=[1.0],
-                       row_upper=[np.inf], col_lower=[0.0, 0.0], col_upper=[5.0, 5.0])
-    model = HighsModel(lp, time_limit=5.0)
-    for _ in range(3):
+def market_split(m: int = 5, n: int = 40, seed: int = 1) -> LinearProgram:
+    """A market split MILP (G. Cornuejols and M. Dawande, *A class of hard small 0-1
+    programs*, INFORMS Journal on Computing 11(2), 1999): ``min |slack|`` over
+    ``A x + s - t = floor(A 1 / 2)``, x binary; branch and bound needs far more than a
+    second at this size."""
+    rng = np.random.default_rng(seed)
+    A = rng.integers(0, 100, (m, n)).astype(float)
+    b = np.floor(A.sum(axis=1) / 2)
+    slack = np.kron(np.eye(m), [1.0, -1.0])
+    return LinearProgram(c=np.concatenate([np.zeros(n), np.ones(2 * m)]),
+                         A=sp.csr_array(np.hstack([A, slack])), row_lower=b, row_upper=b,
+                         col_lower=np.zeros(n + 2 * m),
+                         col_upper=np.concatenate([np.ones(n), np.full(2 * m, np.inf)]),
+                         integrality=np.arange(n + 2 * m) < n)
+
+
+def test_kept_mip_time_limit_counts_from_each_solve():
+    """Every solve of a kept MILP stops near its own limit: the object's earlier run time
+    does not lengthen it (had it been added, as HiGHS 1.16 needs for LPs only, the six
+    solves would have run 0.2, 0.4, ..., 6.4 s)."""
+    model = HighsModel(market_split(), time_limit=0.2)
+    for k in range(6):
         before = model._highs.getRunTime()
+        model.set_objective(np.concatenate([np.full(40, 1e-3 * k), np.ones(10)]))
+        assert model.solve().status in ("feasible", "no_solution")  # stopped by the limit
+        assert model._highs.getRunTime() - before < 1.5
+
+
+def test_kept_lp_time_limit_counts_from_each_solve():
+    """A kept LP re-solved until its solves together take several times its limit is
+    still solved every time: where HiGHS counts the object's earlier runs against
+    ``time_limit`` (LPs, in HiGHS 1.16), they are added to the limit."""
+    rng = np.random.default_rng(0)
+    m, n = 100, 200
+    lp = LinearProgram(c=-rng.random(n), A=sp.csr_array(rng.random((m, n))),
+                       row_lower=np.full(m, -np.inf), row_upper=np.full(m, 10.0),
+                       col_lower=np.zeros(n), col_upper=np.ones(n))
+    model = HighsModel(lp, time_limit=0.2)
+    solves = 0
+    while model._highs.getRunTime() < 0.6 and solves < 5_000:
+        model.set_objective(-rng.random(n))
         assert model.solve().optimal
-        _, limit = model._highs.getOptionValue("time_limit")
-        assert limit == pytest.approx(5.0 + before)
+        solves += 1
+    assert model._highs.getRunTime() >= 0.6
 
 
 def start_misreport_program():
