@@ -19,6 +19,15 @@ Usage::
     python benchmarks/bench_quality.py [--instances=4d_5k,4d_20k]
         [--methods=hypercube,heuristic,auto] [--costs=value,count] [--time-limit=SECONDS]
         [--n-jobs=N]
+    python benchmarks/bench_quality.py --small [--time-limit=SECONDS]
+
+``--small``: how far below the optimum the bound itself sits, on the 260-cell 3-D tables
+of the tests (``small_hierarchical_table``, seeds 4, 5 and 9), where it converges: the
+bound every non-optimal method reports (the LP relaxation with capacity cuts, run until it
+converges or for two minutes), the optimal method's pattern within the time limit (default
+300 s) and its master MILP's bound, and the ratio of the optimum to the LP bound (a range
+when the optimal method did not prove its pattern). No pattern can be nearer its LP bound
+than the optimum is.
 
 Each (instance, cost, method) runs in a fresh process, one after another; ``--n-jobs`` is
 passed to ``suppress`` (processes for the method's parallel steps and the final audit).
@@ -35,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests, for --small
 sys.path.insert(0, str(Path(__file__).parent))
 from harness import markdown_table  # noqa: E402
 from large_instances import INSTANCES, Instance, build_table, records  # noqa: E402
@@ -45,6 +55,11 @@ INSTANCES.setdefault("4d_20k", Instance(30_000, 21, (3, 4, 3), (4, 4), (4, 3)))
 ORDER = ("4d_5k", "4d_20k", "4d_40k", "4d_100k", "5d_130k", "4d_1m")
 METHODS = ("auto", "optimal", "heuristic", "modular", "hypercube")
 GAUSS = Path(__file__).parent / "data" / "gausssuppression"
+#: ``--small``: the seeds of ``small_hierarchical_table``, the seconds the LP bound may take
+#: to converge (a few on these tables), and the optimal method's default time limit.
+SMALL_SEEDS = (4, 5, 9)
+SMALL_BOUND_SECONDS = 120.0
+SMALL_TIME_LIMIT = 300.0
 
 
 def run_one(name: str, method: str, cost: str, time_limit: float | None,
@@ -99,8 +114,50 @@ def gauss_rows(name: str) -> list[dict]:
             for cost in ("value", "count")]
 
 
+def small_rows(time_limit: float) -> list[dict]:
+    """The ``--small`` table (module text): one row per seed and cost."""
+    from tabsdc._progress import Deadline
+    from tabsdc.suppression import suppress
+    from tabsdc.suppression._bound import lower_bound
+    from tabsdc.suppression._costs import cell_costs
+    from tabsdc.suppression._problem import suppression_problem
+    from tests.tabsdc.test_parallel import small_hierarchical_table
+
+    rows = []
+    for seed in SMALL_SEEDS:
+        table = small_hierarchical_table(seed)
+        for cost in ("value", "count"):
+            problem = suppression_problem(table, cell_costs(table, cost))
+            budget = Deadline(SMALL_BOUND_SECONDS)
+            bound = lower_bound(problem.table.A, problem.reqs, problem.attacker(budget),
+                                problem.cost, problem.fixed_on, problem.fixed_off,
+                                deadline=budget, unit=problem.cost_unit)
+            lp = bound.value * problem.cost_unit
+            start = time.perf_counter()
+            result = suppress(table, "optimal", cost=cost, time_limit=time_limit)
+            seconds = time.perf_counter() - start
+            best = result.totals()["objective (cost of secondaries)"]
+            proven = result.status == "optimal"
+            low = best if proven else result.stats.bound
+            rows.append({
+                "table": f"seed {seed}", "cells": table.n_cells, "cost": cost,
+                "LP bound": round(lp, 1), "converged": bound.converged,
+                "optimal method": f"{result.status}, {seconds:.0f} s",
+                "pattern": round(best, 1), "MILP bound": round(result.stats.bound, 1),
+                "optimum / LP bound": (f"{best / lp:.2f}" if proven
+                                       else f"{low / lp:.2f}-{best / lp:.2f}"),
+            })
+            print(rows[-1], file=sys.stderr)
+    return rows
+
+
 def main(argv: list[str]) -> None:
-    options = dict(a[2:].split("=", 1) for a in argv if a.startswith("--"))
+    options = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "")
+                   for a in argv if a.startswith("--"))
+    if "small" in options:
+        limit = float(options.get("time-limit", SMALL_TIME_LIMIT))
+        print(markdown_table(pd.DataFrame(small_rows(limit))))
+        return
     names = options.get("instances", ",".join(ORDER[:2])).split(",")
     methods = options.get("methods", ",".join(METHODS)).split(",")
     costs = options.get("costs", "value,count").split(",")
