@@ -45,6 +45,7 @@ from time import perf_counter
 
 import highspy
 import numpy as np
+import scipy.sparse as sp
 
 import tabsdc._interrupts as interrupts
 from tabsdc._errors import InputError, SolverError
@@ -104,10 +105,10 @@ def limit_counts_earlier_runs(mip: bool) -> bool:
     rng = np.random.default_rng(0)
     m, n = 100, 200
     columns = np.arange(n, dtype=np.int32)
-    highs.addVars(n, np.zeros(n), np.ones(n))
-    highs.changeColsCost(n, columns, -rng.random(n))
-    for row in rng.random((m, n)):
-        highs.addRow(-highspy.kHighsInf, 10.0, n, columns, row)
+    _check(_pass_model(highs, LinearProgram(
+        c=-rng.random(n), A=sp.csr_array(rng.random((m, n))), row_lower=np.full(m, -np.inf),
+        row_upper=np.full(m, 10.0), col_lower=np.zeros(n), col_upper=np.ones(n))),
+        "the time-limit probe")
     while highs.getRunTime() < _PROBE_SECONDS:
         highs.clearSolver()
         highs.run()
