@@ -48,11 +48,11 @@ WIDER_CELLS = 50_000
 #: which holds a pattern already) stops once ``ABANDON_AFTER`` of its time has passed if,
 #: at its rate so far, the requirements left would take more than ``ABANDON_FACTOR`` times
 #: the time left. Routing speeds up as the pattern fills (on ``4d_5k``, cost = value, from
-#: 10 to 60 requirements per second; a quarter into its 47 s it foresaw 50 s for 35 s left,
-#: and finished in 33 s), so the factor is generous; on ``4d_20k`` it ran at 7-12 per
-#: second throughout, 11,720 requirements for two minutes (``docs/performance.md``).
+#: 7 to 55 requirements per second: 58 s in all, where 12 s into it the rate foresaw 3
+#: minutes), so the factor is generous; on ``4d_20k`` it ran at 7-12 per second throughout,
+#: 11,720 requirements for two minutes (``docs/performance.md``).
 ABANDON_AFTER = 0.25
-ABANDON_FACTOR = 4.0
+ABANDON_FACTOR = 6.0
 
 
 class FlowRouter:
