@@ -10,7 +10,9 @@ not be hidden, satisfying
 * every **capacity cut** ``k @ z >= 1`` of Fischetti and Salazar (attacker LP duals, valid for
   any multipliers by weak duality; Fischetti and Salazar, *Management Science* 47(7), 2001,
   section 3; Cox, *Towards a quality assessment of disclosure-limited statistical data*,
-  slide 14).
+  slide 14); among them the **relation cuts** (:func:`relation_cuts`), those of the
+  multiplier of one relation holding the primary, written down for every requirement and
+  relation at once without an LP.
 
 Relaxing ``z`` to ``[0, 1]`` and keeping any subset of these rows gives a linear program
 ``min c @ z  s.t.  R z >= 1,  l <= z <= u`` whose optimum is at most the cost of every
@@ -27,9 +29,10 @@ attacked, the cuts it violates added) within a time budget; the bound is valid a
 number of rounds.
 
 A fallback needs no LP solve (the 10^6-cell tables, or a budget too small for the LP): the
-multipliers ``y_i = min_{j in row i} c_j / n_j``, ``n_j`` the number of seed rows holding
-cell j, are feasible for the dual of the seed-row LP (``R^T y <= c``), and a few passes raise
-each row's multiplier by the least slack of its cells shared among their rows.
+multipliers ``y_i = min_{j in row i} c_j / n_j``, ``n_j`` the sum of cell j's coefficients
+over the starting rows (:func:`starting_rows`), are feasible for the dual of their LP
+(``R^T y <= c``), and a few passes raise each row's multiplier by the least slack of its
+cells shared among their rows.
 
 Costs of whole numbers (``cost="count"``) give a bound rounded up to a whole number: every
 pattern costs a whole number.
@@ -117,6 +120,70 @@ def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
     return sp.vstack([rows, _insider_seed_rows(A, primaries, insiders, n)], format="csr")
 
 
+def relation_cuts(A: sp.csr_array, reqs: Sequence[Requirement], down: np.ndarray,
+                  up: np.ndarray) -> sp.csr_array:
+    """For each requirement of the outside intruder and each relation holding its cell: the
+    capacity cut of that relation alone.
+
+    To move cell i by ``level`` in ``direction`` the intruder must move the other cells of
+    every relation ``a @ x = 0`` holding i by as much against it: cell j can give
+    ``down_j`` where ``direction * a_j * a_i > 0`` and ``up_j`` otherwise (its capacity
+    when hidden, nothing when published). So every protecting pattern z meets
+    ``sum_j cap_j z_j >= level`` and, z being binary, ``sum_j min(cap_j / level, 1) z_j
+    >= 1``: the capacity cut of Fischetti and Salazar (2001) for the multiplier
+    ``-direction / a_i`` on that relation and 0 on the others
+    (:meth:`~tabsdc.suppression._attacker.Attacker.cut`). Where the cells that would move
+    the wrong way are small (their ``down`` below the level), it needs several of them or
+    a cell that can carry the level, where the seed row (:func:`seed_rows`) is met by any
+    one. Rows without a cell (a relation that cannot carry the level at all) are left
+    out: the methods' own checks name such a primary.
+
+    Examples
+    --------
+    A total of 10 over the parts 4 and 6 (values, ``down`` = value, ``up`` large); the
+    part 4 must move up by 5: the total moving up (coefficient 1) or the part 6 moving down
+    (6 >= 5: coefficient 1); by 8: the part 6 alone no longer suffices.
+
+    >>> A = sp.csr_array([[-1.0, 1.0, 1.0]])
+    >>> down, up = np.array([10.0, 4.0, 6.0]), np.full(3, 100.0)
+    >>> relation_cuts(A, [Requirement(1, 1, 5.0)], down, up).toarray().tolist()
+    [[1.0, 0.0, 1.0]]
+    >>> relation_cuts(A, [Requirement(1, 1, 8.0)], down, up).toarray().tolist()
+    [[1.0, 0.0, 0.75]]
+    """
+    outsider = [r for r in reqs if not r.fixed]
+    n = A.shape[1]
+    if not outsider:
+        return sp.csr_array((0, n))
+    cells = np.array([r.cell for r in outsider], dtype=np.int64)
+    direction = np.array([r.direction for r in outsider], dtype=float)
+    level = np.array([r.level for r in outsider], dtype=float)
+    A = sp.csr_array(A)
+    AT = A.T.tocsr()
+    counts = np.diff(AT.indptr)[cells]
+    entries = (np.repeat(AT.indptr[cells] - np.cumsum(counts) + counts, counts)
+               + np.arange(counts.sum()))
+    owner = np.repeat(np.arange(len(cells)), counts)  # the requirement each row is for
+    rows = sp.csr_array(A[AT.indices[entries]])
+    entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
+    req = owner[entry_row]
+    against = direction[req] * rows.data * AT.data[entries][entry_row] > 0
+    k = np.minimum(np.where(against, down[rows.indices], up[rows.indices]) / level[req], 1.0)
+    k[(rows.indices == cells[req]) | (k < 1e-9)] = 0.0
+    cuts = sp.csr_array((k, rows.indices, rows.indptr), shape=rows.shape)
+    cuts.eliminate_zeros()
+    return cuts[np.diff(cuts.indptr) > 0]
+
+
+def starting_rows(A: sp.csr_array, reqs: Sequence[Requirement], attacker: Attacker
+                  ) -> sp.csr_array:
+    """The rows every relaxation starts from: the seed rows (:func:`seed_rows`, the
+    respondents' among them when ``attacker`` has respondents), then the relation cuts
+    (:func:`relation_cuts`) at the attacker's capacities."""
+    return sp.vstack([seed_rows(A, reqs, A.shape[1], attacker.insiders),
+                      relation_cuts(A, reqs, attacker.L, attacker.U)], format="csr")
+
+
 def _insider_seed_rows(A: sp.csr_array, primaries: np.ndarray, insiders: Insiders,
                        n: int) -> sp.csr_array:
     """The respondents' rows of :func:`seed_rows` (only relations with two or more
@@ -161,9 +228,10 @@ def dual_bound(rows: sp.csr_array, multipliers: np.ndarray, cost: np.ndarray,
 
 
 def _fallback_multipliers(rows: sp.csr_array, cost: np.ndarray) -> np.ndarray:
-    """Multipliers feasible for the dual of the seed-row LP (``rows^T y <= cost``): each
-    row gets the least share ``c_j / n_j`` of its cells, then a few passes hand out the
-    slack left the same way (an infinite cost: a cell that takes no share)."""
+    """Multipliers feasible for the dual of the LP over ``rows`` (``rows^T y <= cost``, the
+    coefficients in [0, 1]): each row gets the least share ``c_j / n_j`` of its cells
+    (``n_j`` the sum of cell j's coefficients), then a few passes hand out the slack left
+    the same way (an infinite cost: a cell that takes no share)."""
     y = np.zeros(rows.shape[0])
     slack = cost.astype(float).copy()
     counts = np.asarray(rows.sum(axis=0)).ravel()
@@ -237,11 +305,12 @@ def lower_bound(
 
     if not reqs:
         return LowerBound(0.0, "nothing to protect", converged=True)
-    seeds = seed_rows(A, reqs, len(cost), attacker.insiders)
+    seeds = starting_rows(A, reqs, attacker)
     # cells that may not be hidden take no share (their cost is never paid)
     shares = _fallback_multipliers(seeds, np.where(fixed_off, np.inf, cost))
     best = certified(dual_bound(seeds, shares, cost, lower, upper))
-    how = f"shares of the cell costs among the {seeds.shape[0]:,} seed rows (no LP)"
+    how = (f"shares of the cell costs among the {seeds.shape[0]:,} starting rows (seed rows "
+           "and relation cuts; no LP)")
     if progress is not None:
         progress(f"lower bound: {best * unit:.6g} from {how}; then the LP relaxation with "
                  "capacity cuts")
@@ -260,8 +329,8 @@ def lower_bound(
         value = certified(dual_bound(rows, result.row_duals, cost, lower, upper))
         if value > best:
             best = value
-            how = (f"the LP relaxation with {rows.shape[0] - cuts:,} seed rows and "
-                   f"{cuts:,} capacity cuts")
+            how = (f"the LP relaxation with {rows.shape[0] - cuts:,} starting rows (seed "
+                   f"rows and relation cuts) and {cuts:,} capacity cuts")
         relaxation = np.clip(result.x, 0.0, 1.0)
         found, start = _separate(reqs, attacker, relaxation, start, deadline, respondents)
         if found == [] and not respondents and attacker.insiders is not None:

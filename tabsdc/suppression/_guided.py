@@ -1,8 +1,9 @@
 """Routing guided by the lower bound's LP relaxation.
 
 The certified lower bound (:mod:`tabsdc.suppression._bound`) solves the LP relaxation of the
-suppression model, ``min c @ z`` over the seed rows and the Fischetti-Salazar capacity cuts
-with ``0 <= z <= 1`` (Fischetti and Salazar, *Management Science* 47(7), 2001). Its
+suppression model, ``min c @ z`` over the seed rows, the relation cuts and the
+Fischetti-Salazar capacity cuts with ``0 <= z <= 1`` (Fischetti and Salazar, *Management
+Science* 47(7), 2001). Its
 fractional pattern ``z*`` says which cells a cheap protecting pattern hides. The routing
 heuristic (:func:`~tabsdc.suppression._heuristic.heuristic_pattern`) is run with the cost of
 each cell lowered by the share of it the relaxation already hides,

@@ -36,7 +36,7 @@ from tabsdc._flows import TOL, Requirement
 from tabsdc._progress import Deadline, heartbeat
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression._attacker import Attacker
-from tabsdc.suppression._bound import dual_bound, seed_rows
+from tabsdc.suppression._bound import dual_bound, starting_rows
 from tabsdc.suppression._heuristic import FlowRouter, clean_up, heuristic_pattern
 
 #: Relative gap under which a pattern is reported as proven optimal (the master's tie-breaking
@@ -119,7 +119,7 @@ def optimal_pattern(
                                   f"cost {best_cost:.6g}") + "; then cuts from the LP "
                  "relaxation, and rounds of the master MILP")
     tie = _tie_breaker(cost)
-    seeds = seed_rows(A, reqs, n, attacker.insiders)
+    seeds = starting_rows(A, reqs, attacker)
     relaxation = LinearProgram(
         c=cost + tie, A=seeds, row_lower=np.ones(seeds.shape[0]),
         row_upper=np.full(seeds.shape[0], np.inf), col_lower=fixed_on.astype(float),

@@ -119,7 +119,7 @@ class SuppressionResult(ResultBase):
         lines += [f"  {k}: {format_number(v)}" for k, v in totals.items()]
         lines.append("  " + self.quality())
         if self.method == "optimal":
-            lines.append(f"  rounds {s.rounds}, cuts {s.cuts} (+{s.seed_rows} seed rows), "
+            lines.append(f"  rounds {s.rounds}, cuts {s.cuts} (+{s.seed_rows} starting rows), "
                          f"attacker LPs {s.attacker_solves}")
         if self.audit.insider is not None:
             lines.append("  " + self.audit.insider.headline())

@@ -5,6 +5,8 @@ optimum of the optimal method, an exhaustive enumeration of the patterns and eve
 own pattern; its weak-duality formula is checked against scipy's LP optimum.
 """
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,7 +18,13 @@ from tabsdc._bounds import capacities
 from tabsdc._progress import Deadline
 from tabsdc.suppression import suppress
 from tabsdc.suppression._attacker import Attacker, requirements
-from tabsdc.suppression._bound import dual_bound, lower_bound, seed_rows
+from tabsdc.suppression._bound import (
+    dual_bound,
+    lower_bound,
+    relation_cuts,
+    seed_rows,
+    starting_rows,
+)
 from tests.conftest import examples
 from tests.tabsdc.test_suppression import (
     brute_force_optimum,
@@ -127,6 +135,100 @@ def test_seed_rows_leave_out_the_primary_and_keep_every_other_cell():
     expected = (table.A.toarray() != 0)[relations].astype(float)
     expected[:, primary] = 0.0
     assert np.array_equal(rows, expected)
+
+
+def table_requirements(table):
+    status = table.cells["status"].to_numpy()
+    return requirements(status == "u", table.cells["lpl"].to_numpy(float),
+                        table.cells["upl"].to_numpy(float))
+
+
+def test_relation_cuts_are_the_attackers_capacity_cuts_of_one_relation():
+    # independently: Attacker.cut with the multiplier -direction / a_i on one relation
+    table = with_primaries(grid([[20, 2, 3], [5, 6, 7], [1, 9, 4]]),
+                           {("1", "1"): 10.0, ("3", "2"): 4.0})
+    down, up = capacities(table)
+    attacker = Attacker(table.A, down, up)
+    attacker.set_pattern(np.ones(table.n_cells))
+    A = table.A.toarray()
+    expected = []
+    for req in table_requirements(table):
+        for relation in np.flatnonzero(A[:, req.cell]):
+            multipliers = np.zeros(A.shape[0])
+            multipliers[relation] = -req.direction / A[relation, req.cell]
+            expected.append(attacker.cut(req, multipliers))
+    cuts = relation_cuts(table.A, table_requirements(table), down, up).toarray()
+    assert np.allclose(cuts, np.array(expected))
+    # the primary 20 moving up by 10: its row's small cells carry 2/10 and 3/10 of it,
+    # its column's 5/10 and 1/10; each total, moving up, all of it
+    supports = {tuple(sorted(np.round(row[row > 0], 6).tolist())) for row in cuts}
+    assert {(0.2, 0.3, 1.0), (0.1, 0.5, 1.0)} <= supports
+
+
+def protects(table, hidden: np.ndarray) -> bool:
+    """The interval attack written out with scipy: every primary's exact interval over the
+    hidden cells (values at least 0, the published ones fixed) reaches its levels."""
+    A, values = table.A.toarray(), table.values
+    b_eq = -A[:, ~hidden] @ values[~hidden]
+    for cell in np.flatnonzero(table.cells["status"].to_numpy() == "u"):
+        column = int(np.flatnonzero(np.flatnonzero(hidden) == cell)[0])
+        objective = np.zeros(hidden.sum())
+        for sign, level in ((1.0, table.cells["upl"].iloc[cell]),
+                            (-1.0, table.cells["lpl"].iloc[cell])):
+            objective[column] = -sign
+            reach = -linprog(objective, A_eq=A[:, hidden], b_eq=b_eq,
+                             bounds=(0, 10 * values.max()), method="highs").fun
+            if reach - sign * values[cell] < level - 1e-9:
+                return False
+    return True
+
+
+def test_every_protecting_pattern_meets_the_relation_cuts_and_the_seed_rows_do_not_suffice():
+    # every pattern of a 2 x 3 table (grand total published) attacked: each one that
+    # protects meets every relation cut, and a pattern meeting every seed row that misses
+    # a relation cut (the cycle through the small cells 2 and 5) is one the audit exposes
+    table = with_primaries(grid([[20, 2, 3], [5, 6, 7]]), {("1", "1"): 10.0})
+    status = table.cells["status"].to_numpy().copy()
+    status[0] = "z"
+    table = table.with_columns(status=status)
+    reqs = table_requirements(table)
+    down, up = capacities(table)
+    cuts = relation_cuts(table.A, reqs, down, up).toarray()
+    seeds = seed_rows(table.A, reqs, table.n_cells).toarray()
+    free = np.flatnonzero(status == "s")
+    protecting, caught = 0, 0
+    for chosen in itertools.product([False, True], repeat=len(free)):
+        z = (status == "u").astype(float)
+        z[free[np.array(chosen)]] = 1.0
+        if (seeds @ z < 1).any():  # the relation of the primary gives it away
+            continue
+        if protects(table, z.astype(bool)):
+            protecting += 1
+            assert (cuts @ z >= 1 - 1e-9).all()
+        elif (cuts @ z < 1 - 1e-9).any():
+            caught += 1
+    assert protecting > 0 and caught > 0
+
+
+def test_the_relation_cuts_raise_the_lp_over_the_seed_rows():
+    # a total of 10 over the parts 4 and 6, the part 4 to move up by 8: hiding the part 6
+    # (cost 6.2) meets the seed row but carries only 6 of the 8; the LP then needs a
+    # quarter of the total too: 6.2 + 2.5 (the optimum hides the total: 10)
+    A = sp.csr_array([[-1.0, 1.0, 1.0]])
+    down, up = np.array([10.0, 4.0, 6.0]), np.full(3, 100.0)
+    reqs = requirements(np.array([False, True, False]), np.zeros(3), np.array([0, 8.0, 0]))
+    cost = np.array([10.0, 0.0, 6.2])
+    bounds = [(0, 1), (1, 1), (0, 1)]
+
+    def lp(rows):
+        return linprog(cost, A_ub=-rows.toarray(), b_ub=-np.ones(rows.shape[0]),
+                       bounds=bounds, method="highs").fun
+
+    assert lp(seed_rows(A, reqs, 3)) == pytest.approx(6.2)
+    assert lp(starting_rows(A, reqs, Attacker(A, down, up))) == pytest.approx(8.7)
+    bound = lower_bound(A, reqs, Attacker(A, down, up), cost, np.array([False, True, False]),
+                        np.zeros(3, dtype=bool))
+    assert bound.value == pytest.approx(8.7) and bound.converged
 
 
 @pytest.mark.parametrize("method", ["heuristic", "hypercube", "network", "modular",
