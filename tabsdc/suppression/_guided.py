@@ -3,10 +3,9 @@
 The certified lower bound (:mod:`tabsdc.suppression._bound`) solves the LP relaxation of the
 suppression model, ``min c @ z`` over the seed rows, the relation cuts and the
 Fischetti-Salazar capacity cuts with ``0 <= z <= 1`` (Fischetti and Salazar, *Management
-Science* 47(7), 2001). Its
-fractional pattern ``z*`` says which cells a cheap protecting pattern hides. The routing
-heuristic (:func:`~tabsdc.suppression._heuristic.heuristic_pattern`) is run with the cost of
-each cell lowered by the share of it the relaxation already hides,
+Science* 47(7), 2001). Its fractional pattern ``z*`` says which cells a cheap protecting
+pattern hides. The routing heuristic (:func:`~tabsdc.suppression._heuristic.heuristic_pattern`)
+is run with the cost of each cell lowered by the share of it the relaxation already hides,
 
     w_j = c_j (1 - z*_j) + FLOOR c_j,
 
