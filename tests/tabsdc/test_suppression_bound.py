@@ -34,13 +34,18 @@ from tests.tabsdc.test_suppression import (
 )
 
 
+def table_requirements(table):
+    """The requirements of the table's primaries (status ``u``) at their levels."""
+    status = table.cells["status"].to_numpy()
+    return requirements(status == "u", table.cells["lpl"].to_numpy(float),
+                        table.cells["upl"].to_numpy(float))
+
+
 def model_bound(table, cost: str = "value", seconds: float | None = 60.0):
     """lower_bound on the table as suppress sets it up (costs of the hidden cells 0)."""
-    status = table.cells["status"].to_numpy()
-    primary = status == "u"
+    primary = table.cells["status"].to_numpy() == "u"
     down, up = capacities(table)
-    reqs = requirements(primary, table.cells["lpl"].to_numpy(float),
-                        table.cells["upl"].to_numpy(float))
+    reqs = table_requirements(table)
     c = np.abs(table.values) if cost == "value" else np.ones(table.n_cells)
     return lower_bound(table.A, reqs, Attacker(table.A, down, up), c, primary,
                        np.zeros(table.n_cells, dtype=bool), deadline=Deadline(seconds))
@@ -127,20 +132,11 @@ def test_the_fallback_alone_is_a_bound_and_the_lp_raises_it():
 def test_seed_rows_leave_out_the_primary_and_keep_every_other_cell():
     table = with_primaries(grid([[10, 5], [7, 8]]), {("1", "1"): 2.0})
     primary = int(np.flatnonzero(table.cells["status"].to_numpy() == "u")[0])
-    down, up = capacities(table)
-    reqs = requirements(table.cells["status"].to_numpy() == "u",
-                        table.cells["lpl"].to_numpy(float), table.cells["upl"].to_numpy(float))
-    rows = seed_rows(table.A, reqs, table.n_cells).toarray()
+    rows = seed_rows(table.A, table_requirements(table), table.n_cells).toarray()
     relations = (table.A.toarray() != 0)[:, primary]
     expected = (table.A.toarray() != 0)[relations].astype(float)
     expected[:, primary] = 0.0
     assert np.array_equal(rows, expected)
-
-
-def table_requirements(table):
-    status = table.cells["status"].to_numpy()
-    return requirements(status == "u", table.cells["lpl"].to_numpy(float),
-                        table.cells["upl"].to_numpy(float))
 
 
 def test_relation_cuts_are_the_attackers_capacity_cuts_of_one_relation():
@@ -186,7 +182,7 @@ def protects(table, hidden: np.ndarray) -> bool:
 def test_every_protecting_pattern_meets_the_relation_cuts_and_the_seed_rows_do_not_suffice():
     # every pattern of a 2 x 3 table (grand total published) attacked: each one that
     # protects meets every relation cut, and a pattern meeting every seed row that misses
-    # a relation cut (the cycle through the small cells 2 and 5) is one the audit exposes
+    # a relation cut (the cycle through the small cells 2 and 5) is one the attack exposes
     table = with_primaries(grid([[20, 2, 3], [5, 6, 7]]), {("1", "1"): 10.0})
     status = table.cells["status"].to_numpy().copy()
     status[0] = "z"
