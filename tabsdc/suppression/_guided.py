@@ -38,6 +38,7 @@ whole cost:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -52,11 +53,18 @@ from tabsdc.suppression._witness_proofs import Witnesses
 #: cells already suppressed stay the cheapest and ties go to the cheaper cell).
 FLOOR = 0.01
 #: Share of a starting pattern's secondaries, the most expensive, published again before
-#: the routing (:func:`ruined`).
-RUIN_SHARE = 0.1
+#: the routing (:func:`ruined`): the largest of ``RUIN_SHARES``, the shares
+#: :func:`ruin_within` tries, largest first, for one whose routing fits the time left.
+RUIN_SHARES = (0.1, 0.05, 0.02, 0.01, 0.005)
+RUIN_SHARE = RUIN_SHARES[0]
+#: Requirements a second the routing re-proves that the ruin left without a witness (seen:
+#: 567 in 65 s on ``4d_5k``, 2,203 in 105-124 s on ``4d_20k``: the whole routing's time,
+#: the requirements with a witness included; ``docs/performance.md``).
+ROUTED_PER_SECOND = 15.0
 #: Seconds a whole table's flow may take before :class:`RestoringRouter` hides a witness
-#: again instead (on ``4d_20k`` they took 1.6-25 s each; restoring a hypercube keeps its
-#: costly corners, so it is for tables where the LP is slow: ``docs/performance.md``).
+#: again instead, the flow cut there (on ``4d_20k`` they took 1.6-25 s each; restoring a
+#: hypercube keeps its costly corners, so it is for tables where the LP is slow:
+#: ``docs/performance.md``).
 WHOLE_TABLE_SECONDS = 2.0
 
 
@@ -78,6 +86,23 @@ def ruined(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,
     return out
 
 
+def ruin_within(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,
+                witnesses: Witnesses | None, reqs: Sequence[Requirement], seconds: float
+                ) -> tuple[np.ndarray, float, int] | None:
+    """``pattern`` ruined by the largest of ``RUIN_SHARES`` that leaves at most ``seconds``
+    times ``ROUTED_PER_SECOND`` requirements no witness meets (they need a flow each), the
+    share and that many requirements; ``RUIN_SHARE`` without witnesses or time limit (the
+    count then -1); None when not even the smallest share fits."""
+    if witnesses is None or not np.isfinite(seconds):
+        return ruined(pattern, cost, removable), RUIN_SHARE, -1
+    for share in RUIN_SHARES:
+        start = ruined(pattern, cost, removable, share)
+        unmet = int(witnesses.unmet(reqs, start).sum())
+        if unmet <= seconds * ROUTED_PER_SECOND:
+            return start, share, unmet
+    return None
+
+
 def guided_costs(cost: np.ndarray, relaxation: np.ndarray | None) -> np.ndarray:
     """The routing costs ``w_j = c_j (1 - z*_j) + FLOOR c_j`` (the costs themselves without a
     relaxation)."""
@@ -88,10 +113,10 @@ def guided_costs(cost: np.ndarray, relaxation: np.ndarray | None) -> np.ndarray:
 
 class RestoringRouter:
     """Routes from a ruined pattern: a flow within the requirement's neighbourhoods
-    (:meth:`FlowRouter.route` without the whole table), else the whole table's flow while
-    those take at most ``WHOLE_TABLE_SECONDS`` each (under a time limit; always without
-    one), else the cells of the cheapest witness that met the requirement in the pattern
-    ``before`` the ruin (hidden again), else the whole table's flow.
+    (:meth:`FlowRouter.route` without the whole table), else the whole table's flow; under
+    a time limit, for a requirement some witness met in the pattern ``before`` the ruin,
+    that flow gets ``WHOLE_TABLE_SECONDS`` while none has taken longer, and the cells of
+    the cheapest such witness are hidden again instead once one has (or this one does).
 
     Parameters
     ----------
@@ -115,14 +140,17 @@ class RestoringRouter:
         deadline = self.router.deadline
         if carries is not None or deadline.expired:
             return carries
-        if not deadline.limited or self.slowest <= WHOLE_TABLE_SECONDS:
-            started = deadline.clock()
-            carries = self.router.route_whole(req, cost, suppressed)
-            self.slowest = max(self.slowest, deadline.clock() - started)
-            return carries
         found = [self.witnesses.cells(k) for k in self.witnesses.meeting(req, self.before)]
-        if not found:
+        if not found or not deadline.limited:
             return self.router.route_whole(req, cost, suppressed)
+        if self.slowest <= WHOLE_TABLE_SECONDS:  # a witness if it takes longer
+            started = deadline.clock()
+            carries = self.router.route_whole(req, cost, suppressed,
+                                              seconds=WHOLE_TABLE_SECONDS)
+            self.slowest = max(self.slowest, deadline.clock() - started)
+            if carries is not None or deadline.expired:
+                return carries
+            self.slowest = math.inf  # (not solved within its seconds)
         added = [float(cost[cells] @ ~suppressed[cells]) for cells in found]
         carries = np.zeros(len(cost), dtype=bool)
         carries[found[int(np.argmin(added))]] = True

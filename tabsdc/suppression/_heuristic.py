@@ -114,14 +114,16 @@ class FlowRouter:
         return self.route_whole(req, cost, suppressed, w)
 
     def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray,
-                    w: np.ndarray | None = None) -> np.ndarray | None:
+                    w: np.ndarray | None = None, *, seconds: float | None = None
+                    ) -> np.ndarray | None:
         """:meth:`route` over the whole table's LP alone (``w``: the route's weights when
-        the caller has them)."""
+        the caller has them; ``seconds``: at most that long, None when not solved by
+        then)."""
         w = _route_weights(req, cost, suppressed) if w is None else w
         i = req.cell
         fixed = np.asarray(req.fixed, dtype=np.int64)
         moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
-                           time_limit=self.deadline.solver_limit(),
+                           time_limit=self.deadline.solver_limit(seconds),
                            fixed=(fixed, self.up[fixed], self.down[fixed]))
         return None if moved is None else moved != 0
 

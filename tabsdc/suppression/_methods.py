@@ -31,7 +31,12 @@ from __future__ import annotations
 from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
 from tabsdc.suppression._checks import failing_requirements
-from tabsdc.suppression._guided import RestoringRouter, guided_pattern, ruined
+from tabsdc.suppression._guided import (
+    RUIN_SHARES,
+    RestoringRouter,
+    guided_pattern,
+    ruin_within,
+)
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import (
@@ -99,7 +104,8 @@ def _routing(problem: SuppressionProblem, options: MethodOptions, router: type
 def guided_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
     """The hypercube pattern first (on tables with dimensions: a pattern whatever the time
     limit), then, from that pattern with its most expensive secondaries published again
-    (:func:`~tabsdc.suppression._guided.ruined`; from nothing on a table without
+    (as many as its witnesses say the routing has time for:
+    :func:`~tabsdc.suppression._guided.ruin_within`; from nothing on a table without
     dimensions), every requirement routed at costs lowered by the lower bound's LP
     relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`; the
     hypercubes still hidden prove their requirements without a flow) within
@@ -116,19 +122,31 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     removable = ~problem.fixed_on & ~problem.fixed_off
     attacker = problem.attacker(deadline)
     attacker.add_witnesses(witnesses)
-    start = problem.fixed_on if kept is None else ruined(kept, problem.cost, removable)
     routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
-    router = RestoringRouter(problem.router(FlowRouter, routing), attacker.witnesses,
-                             problem.fixed_on if kept is None else kept)
-    routed = guided_pattern(problem.reqs, attacker, router,
-                            problem.cost, bound.relaxation, start, removable,
-                            problem.labels, progress, routing, abandon=kept is not None)
+    ruin = (problem.fixed_on, 1.0, -1) if kept is None else ruin_within(
+        kept, problem.cost, removable, attacker.witnesses, problem.reqs, routing.remaining())
+    routed = None
+    if ruin is None:
+        if progress is not None:
+            progress(f"guided: even the {RUIN_SHARES[-1]:.1%} most expensive secondaries "
+                     "leave more requirements to route than its time allows: no routing")
+    else:
+        if progress is not None and kept is not None:
+            progress(f"guided: routing from the hypercube pattern with its {ruin[1]:.1%} "
+                     "most expensive secondaries published again"
+                     + (f" ({ruin[2]:,} requirements left without a witness)"
+                        if ruin[2] >= 0 else ""))
+        router = RestoringRouter(problem.router(FlowRouter, routing), attacker.witnesses,
+                                 problem.fixed_on if kept is None else kept)
+        routed = guided_pattern(problem.reqs, attacker, router,
+                                problem.cost, bound.relaxation, ruin[0], removable,
+                                problem.labels, progress, routing, abandon=kept is not None)
     if routed is None and kept is None:
         return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),
                              bound=bound)
     pattern, certificates = routed or (kept, None)
     if routed is None or (kept is not None and problem.cost @ pattern >= problem.cost @ kept):
-        if progress is not None:
+        if progress is not None and ruin is not None:
             progress("guided: " + ("the routing stopped before its end"
                                    if routed is None else "the routed pattern costs more")
                      + ": the hypercube pattern is kept")

@@ -35,6 +35,8 @@ room of x and T (3), and not downward past what their room allows (1):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -95,6 +97,44 @@ class Witnesses:
         return np.array([k for k in columns.tolist()
                          if hidden[self.cells(k)].all()
                          and not np.isin(fixed, self.cells(k)).any()], dtype=np.int64)
+
+    def unmet(self, reqs: Sequence[Requirement], hidden: np.ndarray) -> np.ndarray:
+        """Per requirement, whether no deviation meets it in ``hidden``
+        (:meth:`meeting` is empty), at once for those that hold no cell fixed.
+
+        Examples
+        --------
+        >>> from tabsdc._flows import UP
+        >>> A = sp.csr_array([[-1.0, 1.0, 1.0]])
+        >>> W = sp.csc_array(np.array([[1.0], [1.0], [0.0]]))
+        >>> known = Witnesses(A, W, down=np.full(3, 5.0), up=np.full(3, 5.0))
+        >>> known.unmet([Requirement(1, UP, 3.0), Requirement(1, UP, 6.0),
+        ...              Requirement(2, UP, 1.0)], np.ones(3, dtype=bool)).tolist()
+        [False, True, True]
+        """
+        W = self.by_column
+        column = np.repeat(np.arange(W.shape[1]), np.diff(W.indptr))
+        alive = np.bincount(column[~hidden[W.indices]], minlength=W.shape[1]) == 0
+        outsider = np.array([not r.fixed for r in reqs], dtype=bool)
+        unmet = np.ones(len(reqs), dtype=bool)
+        for k in np.flatnonzero(~outsider).tolist():
+            unmet[k] = len(self.meeting(reqs[k], hidden)) == 0
+        at = np.flatnonzero(outsider)
+        if not len(at):
+            return unmet
+        cell = np.array([reqs[k].cell for k in at], dtype=np.int64)
+        direction = np.array([reqs[k].direction for k in at], dtype=float)
+        level = np.array([reqs[k].level for k in at], dtype=float)
+        start, count = self.by_row.indptr[cell], np.diff(self.by_row.indptr)[cell]
+        owner = np.repeat(np.arange(len(at)), count)  # entries of each requirement's row
+        entry = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) \
+            + np.repeat(start, count)
+        columns, d = self.by_row.indices[entry], self.by_row.data[entry]
+        reach = abs(d) * np.where(direction[owner] * d > 0, self.forth[columns],
+                                  self.back[columns])
+        meets = alive[columns] & (reach >= level[owner] - TOL * np.maximum(1.0, level[owner]))
+        unmet[at] = np.bincount(owner[meets], minlength=len(at)) == 0
+        return unmet
 
     def family(self, req: Requirement, hidden: np.ndarray, insiders: Insiders | None
                ) -> list[np.ndarray]:

@@ -182,3 +182,87 @@ def test_the_restoring_router_hides_again_the_cheapest_witness_where_no_neighbou
     assert linprog_exposed(result.table) == []
     assert independent_insider_failures(result.table, contributions(frame, names, table)) \
         == set()
+
+
+@settings(max_examples=examples(3, 10), deadline=None)
+@given(seed=st.integers(0, 10_000), published_share=st.sampled_from([0.0, 0.3, 0.7]))
+def test_the_requirements_no_witness_meets_are_those_meeting_finds_none_for(
+        seed, published_share):
+    # the vectorised count against the witness-by-witness look-up, on the hypercube
+    # pattern with a share of its secondaries published again, the respondents' scenarios
+    # (requirements with fixed cells) and requirements at multiples of their levels
+    frame, names, table = survey(seed, 2, 25)
+    problem, pattern, witnesses = hypercube_start(table, "value")
+    published = np.random.default_rng(seed).random(table.n_cells) < published_share
+    pattern = pattern & ~(published & ~problem.fixed_on)
+    known = Witnesses(problem.table.A, witnesses, problem.down, problem.up)
+    in_cell = contributions(frame, names, table)
+    sole = np.where(in_cell.sum(axis=0) == 1, np.argmax(in_cell, axis=0), -1)
+    reqs = [replace(r, level=r.level * factor) for r in problem.reqs
+            for factor in (1, 2, 4, 1e9)]  # (at 1e9 times its level, no witness meets it)
+    reqs += [replace(r, fixed=tuple(np.flatnonzero(sole == record).tolist()))
+             for r in problem.reqs[:5] for record in np.unique(sole[sole >= 0])[:3].tolist()]
+    unmet = known.unmet(reqs, pattern)
+    assert unmet.tolist() == [len(known.meeting(r, pattern)) == 0 for r in reqs]
+    assert unmet.any() and (published_share > 0 or not unmet.all())  # not vacuous
+
+
+def test_the_ruin_is_the_largest_share_whose_unwitnessed_requirements_fit_the_time(
+        monkeypatch):
+    # (shares for a small table: a tenth of its secondaries is one or two cells)
+    monkeypatch.setattr(guided, "RUIN_SHARES", (1.0, 0.6, 0.3, 0.1))
+    _, _, table = survey(5, 2, 25)
+    problem, pattern, witnesses = hypercube_start(table, "value")
+    known = Witnesses(problem.table.A, witnesses, problem.down, problem.up)
+    removable = ~problem.fixed_on & ~problem.fixed_off
+    left = {share: sum(len(known.meeting(r, ruined(pattern, problem.cost, removable, share)))
+                       == 0 for r in problem.reqs) for share in guided.RUIN_SHARES}
+    assert left[guided.RUIN_SHARES[0]] > left[guided.RUIN_SHARES[-1]]  # the shares differ
+    for count in left.values():
+        chosen = guided.ruin_within(pattern, problem.cost, removable, known, problem.reqs,
+                                    count / guided.ROUTED_PER_SECOND)
+        largest = next(s for s in guided.RUIN_SHARES if left[s] <= count)
+        assert chosen is not None and chosen[1:] == (largest, left[largest])
+        assert chosen[0].tolist() == ruined(pattern, problem.cost, removable,
+                                            largest).tolist()
+    fewest = min(left.values())
+    if fewest > 0:  # not even the smallest share fits: no ruin
+        assert guided.ruin_within(pattern, problem.cost, removable, known, problem.reqs,
+                                  (fewest - 1) / guided.ROUTED_PER_SECOND) is None
+    assert guided.ruin_within(pattern, problem.cost, removable, known, problem.reqs,
+                              np.inf)[1] == guided.RUIN_SHARE  # no time limit: the default
+
+
+def test_a_whole_table_flow_slower_than_its_seconds_gives_way_to_the_witness(monkeypatch):
+    # the whole table's flow of a requirement a witness meets gets WHOLE_TABLE_SECONDS
+    # (none without a time limit); when it does not end within them, the witness is hidden
+    # again and later requirements go to the witnesses at once
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
+    monkeypatch.setattr(heuristic, "WIDER_HOPS", 0)
+    _, _, table = survey(5, 2, 25)
+    problem, before, witnesses = hypercube_start(table, "value")
+    known = Witnesses(problem.table.A, witnesses, problem.down, problem.up)
+    start = ruined(before, problem.cost, ~problem.fixed_on & ~problem.fixed_off, share=1.0)
+    reqs = [r for r in problem.reqs if len(known.meeting(r, before))][:2]
+    asked = []
+
+    def too_slow(req, cost, suppressed, w=None, *, seconds=None):
+        asked.append(seconds)
+        return None
+
+    for deadline, expected in ((Deadline(10**6), guided.WHOLE_TABLE_SECONDS),
+                               (Deadline(None), None)):
+        flows = heuristic.FlowRouter(problem.table.A, problem.down, problem.up,
+                                     ~problem.fixed_off, deadline, hops=0)
+        monkeypatch.setattr(flows, "route_whole", too_slow)
+        router = guided.RestoringRouter(flows, known, before)
+        asked.clear()
+        carries = [router.route(req, problem.cost, start) for req in reqs]
+        assert asked == [expected] * (1 if expected else 2)
+        if expected:  # the witnesses, met in the pattern before the ruin, hidden again
+            assert router.slowest == np.inf
+            for req, hidden in zip(reqs, carries, strict=True):
+                assert linprog_reach(problem, start | hidden, [], req.cell,
+                                     req.direction) >= req.level * (1 - 1e-9)
+        else:
+            assert carries == [None, None]
