@@ -31,12 +31,7 @@ from __future__ import annotations
 from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
 from tabsdc.suppression._checks import failing_requirements
-from tabsdc.suppression._guided import (
-    RUIN_SHARES,
-    RestoringRouter,
-    guided_pattern,
-    ruin_within,
-)
+from tabsdc.suppression._guided import RestoringRouter, guided_pattern, ruin_within
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import (
@@ -128,8 +123,9 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     routed = None
     if ruin is None:
         if progress is not None:
-            progress(f"guided: even the {RUIN_SHARES[-1]:.1%} most expensive secondaries "
-                     "leave more requirements to route than its time allows: no routing")
+            progress("guided: even the smallest share of the hypercube pattern's costliest "
+                     "secondaries, published again, leaves more requirements to route than "
+                     "the time allows: no routing")
     else:
         if progress is not None and kept is not None:
             progress(f"guided: routing from the hypercube pattern with its {ruin[1]:.1%} "

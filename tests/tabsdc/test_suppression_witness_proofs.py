@@ -266,3 +266,23 @@ def test_a_whole_table_flow_slower_than_its_seconds_gives_way_to_the_witness(mon
                                      req.direction) >= req.level * (1 - 1e-9)
         else:
             assert carries == [None, None]
+
+
+@pytest.mark.parametrize("per_second", [0.0, 1e9])
+def test_the_guided_pattern_from_any_ruin_its_time_allows_resists_the_independent_attacks(
+        monkeypatch, per_second):
+    # no share fits (no routing: the hypercube pattern and the search), or the largest
+    # (every secondary published again): either way the outside intruder (linprog) and
+    # every respondent (the independent insider attack) learn nothing within the levels
+    monkeypatch.setattr(guided, "RUIN_SHARES", (1.0, 0.6, 0.3))
+    monkeypatch.setattr(guided, "ROUTED_PER_SECOND", per_second)
+    frame, names, table = survey(5, 2, 25)
+    lines = []
+    result = suppress(table, "guided", cost="value", time_limit=600, progress=lines.append)
+    said = [line for line in lines if line.startswith("guided: ")]
+    assert said[0].startswith("guided: even the smallest share" if per_second == 0
+                              else "guided: routing from the hypercube pattern with its "
+                              "100.0%")
+    assert linprog_exposed(result.table) == []
+    assert independent_insider_failures(result.table, contributions(frame, names, table)) \
+        == set()
