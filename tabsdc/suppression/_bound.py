@@ -50,6 +50,7 @@ from tabsdc._errors import SolverError
 from tabsdc._flows import TOL, Requirement
 from tabsdc._progress import Deadline
 from tabsdc._respondents import Insiders
+from tabsdc._sparse import row_entries
 from tabsdc.solver import HighsModel, LinearProgram
 from tabsdc.suppression._attacker import Attacker
 
@@ -84,23 +85,6 @@ class LowerBound:
     relaxation: np.ndarray | None = None
 
 
-def _relations_holding(AT: sp.csr_array, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every (cell, relation holding it) pair, cell by cell and each cell's relations in
-    order: the pair's position among the entries of ``AT`` (the relations in CSR by cell:
-    ``AT.indices`` the relation, ``AT.data`` the cell's coefficient) and the position in
-    ``cells`` of its cell.
-
-    >>> AT = sp.csr_array([[-1.0, 0.0], [1.0, -1.0], [1.0, 0.0], [0.0, 1.0]])
-    >>> entries, holder = _relations_holding(AT, np.array([1, 3]))
-    >>> AT.indices[entries].tolist(), holder.tolist()
-    ([0, 1, 1], [0, 0, 1])
-    """
-    counts = np.diff(AT.indptr)[cells]
-    entries = (np.repeat(AT.indptr[cells] - np.cumsum(counts) + counts, counts)
-               + np.arange(counts.sum()))
-    return entries, np.repeat(np.arange(len(cells)), counts)
-
-
 def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
               insiders: Insiders | None = None) -> sp.csr_array:
     """For each primary and each relation holding it: the other cells sum to >= 1 (else the
@@ -123,7 +107,7 @@ def seed_rows(A: sp.csr_array, reqs: Sequence[Requirement], n: int,
     primaries = np.unique([r.cell for r in reqs]).astype(np.int64)
     A = sp.csr_array(A)
     AT = A.T.tocsr()
-    entries, holder = _relations_holding(AT, primaries)
+    entries, holder = row_entries(AT, primaries)  # (AT: the relations by cell)
     owner = primaries[holder]  # the primary each row is for
     rows = sp.csr_array(A[AT.indices[entries]] != 0, dtype=float)
     entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
@@ -174,7 +158,7 @@ def relation_cuts(A: sp.csr_array, reqs: Sequence[Requirement], down: np.ndarray
     level = np.array([r.level for r in outsider], dtype=float)
     A = sp.csr_array(A)
     AT = A.T.tocsr()
-    entries, owner = _relations_holding(AT, cells)  # owner: the requirement of each row
+    entries, owner = row_entries(AT, cells)  # owner: the requirement of each row
     rows = sp.csr_array(A[AT.indices[entries]])
     entry_row = np.repeat(np.arange(rows.shape[0]), np.diff(rows.indptr))
     req = owner[entry_row]

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from tabsdc._flows import TOL, Requirement
 from tabsdc._respondents import Insiders
+from tabsdc._sparse import row_entries
 
 
 class Witnesses:
@@ -125,11 +126,8 @@ class Witnesses:
         cell = np.array([reqs[k].cell for k in at], dtype=np.int64)
         direction = np.array([reqs[k].direction for k in at], dtype=float)
         level = np.array([reqs[k].level for k in at], dtype=float)
-        start, count = self.by_row.indptr[cell], np.diff(self.by_row.indptr)[cell]
-        owner = np.repeat(np.arange(len(at)), count)  # entries of each requirement's row
-        entry = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) \
-            + np.repeat(start, count)
-        columns, d = self.by_row.indices[entry], self.by_row.data[entry]
+        entries, owner = row_entries(self.by_row, cell)  # the witnesses through each cell
+        columns, d = self.by_row.indices[entries], self.by_row.data[entries]
         reach = abs(d) * np.where(direction[owner] * d > 0, self.forth[columns],
                                   self.back[columns])
         meets = alive[columns] & (reach >= level[owner] - TOL * np.maximum(1.0, level[owner]))
