@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -88,20 +89,30 @@ def ruined(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,
     return out
 
 
+class Ruin(NamedTuple):
+    """A starting pattern for the routing: ``start``, the ``share`` of the pattern's
+    secondaries published again for it, and how many requirements no witness meets in it
+    (``unmet``; None when not counted)."""
+
+    start: np.ndarray
+    share: float
+    unmet: int | None
+
+
 def ruin_within(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,
                 witnesses: Witnesses | None, reqs: Sequence[Requirement], seconds: float
-                ) -> tuple[np.ndarray, float, int] | None:
+                ) -> Ruin | None:
     """``pattern`` ruined by the largest of ``RUIN_SHARES`` that leaves at most ``seconds``
-    times ``ROUTED_PER_SECOND`` requirements no witness meets (they need a flow each), the
-    share and that many requirements; ``RUIN_SHARE`` without witnesses or time limit (the
-    count then -1); None when not even the smallest share fits."""
+    times ``ROUTED_PER_SECOND`` requirements no witness meets (they need a flow each);
+    ``RUIN_SHARE``, not counted, without witnesses or time limit; None when not even the
+    smallest share fits."""
     if witnesses is None or not np.isfinite(seconds):
-        return ruined(pattern, cost, removable), RUIN_SHARE, -1
+        return Ruin(ruined(pattern, cost, removable), RUIN_SHARE, None)
     for share in RUIN_SHARES:
         start = ruined(pattern, cost, removable, share)
         unmet = int(witnesses.unmet(reqs, start).sum())
         if unmet <= seconds * ROUTED_PER_SECOND:
-            return start, share, unmet
+            return Ruin(start, share, unmet)
     return None
 
 

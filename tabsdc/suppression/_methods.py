@@ -31,7 +31,7 @@ from __future__ import annotations
 from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
 from tabsdc.suppression._checks import failing_requirements
-from tabsdc.suppression._guided import RestoringRouter, guided_pattern, ruin_within
+from tabsdc.suppression._guided import RestoringRouter, Ruin, guided_pattern, ruin_within
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import (
@@ -118,7 +118,7 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     attacker = problem.attacker(deadline)
     attacker.add_witnesses(witnesses)
     routing = deadline.share(ROUTING_SHARE) if deadline.limited else deadline
-    ruin = (problem.fixed_on, 1.0, -1) if kept is None else ruin_within(
+    ruin = Ruin(problem.fixed_on, 1.0, None) if kept is None else ruin_within(
         kept, problem.cost, removable, attacker.witnesses, problem.reqs, routing.remaining())
     routed = None
     if ruin is None:
@@ -128,14 +128,14 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
                      "the time allows: no routing")
     else:
         if progress is not None and kept is not None:
-            progress(f"guided: routing from the hypercube pattern with its {ruin[1]:.1%} "
+            progress(f"guided: routing from the hypercube pattern with its {ruin.share:.1%} "
                      "most expensive secondaries published again"
-                     + (f" ({ruin[2]:,} requirements left without a witness)"
-                        if ruin[2] >= 0 else ""))
+                     + (f" ({ruin.unmet:,} requirements left without a witness)"
+                        if ruin.unmet is not None else ""))
         router = RestoringRouter(problem.router(FlowRouter, routing), attacker.witnesses,
                                  problem.fixed_on if kept is None else kept)
         routed = guided_pattern(problem.reqs, attacker, router,
-                                problem.cost, bound.relaxation, ruin[0], removable,
+                                problem.cost, bound.relaxation, ruin.start, removable,
                                 problem.labels, progress, routing, abandon=kept is not None)
     if routed is None and kept is None:
         return MethodOutcome(None, no_pattern(deadline, attacker_solves=attacker.n_solves),

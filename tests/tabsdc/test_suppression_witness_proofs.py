@@ -222,15 +222,15 @@ def test_the_ruin_is_the_largest_share_whose_unwitnessed_requirements_fit_the_ti
         chosen = guided.ruin_within(pattern, problem.cost, removable, known, problem.reqs,
                                     count / guided.ROUTED_PER_SECOND)
         largest = next(s for s in guided.RUIN_SHARES if left[s] <= count)
-        assert chosen is not None and chosen[1:] == (largest, left[largest])
-        assert chosen[0].tolist() == ruined(pattern, problem.cost, removable,
-                                            largest).tolist()
+        assert chosen is not None and (chosen.share, chosen.unmet) == (largest, left[largest])
+        assert chosen.start.tolist() == ruined(pattern, problem.cost, removable,
+                                               largest).tolist()
     fewest = min(left.values())
     if fewest > 0:  # not even the smallest share fits: no ruin
         assert guided.ruin_within(pattern, problem.cost, removable, known, problem.reqs,
                                   (fewest - 1) / guided.ROUTED_PER_SECOND) is None
     assert guided.ruin_within(pattern, problem.cost, removable, known, problem.reqs,
-                              np.inf)[1] == guided.RUIN_SHARE  # no time limit: the default
+                              np.inf).share == guided.RUIN_SHARE  # no limit: the default
 
 
 def test_a_whole_table_flow_slower_than_its_seconds_gives_way_to_the_witness(monkeypatch):
