@@ -140,6 +140,7 @@ def _centre(p: np.ndarray, t: float, E: np.ndarray, G: np.ndarray, h: np.ndarray
             return np.inf
         return float(t * np.sum(x * np.log(x)) - np.sum(np.log(slack)))
 
+    E_pinv = np.linalg.pinv(E)
     current = value(p)
     for _ in range(200):
         slack = h - G @ p
@@ -151,6 +152,9 @@ def _centre(p: np.ndarray, t: float, E: np.ndarray, G: np.ndarray, h: np.ndarray
             step = np.linalg.solve(kkt, rhs)[:n]
         except np.linalg.LinAlgError:  # dependent equality rows (variance = V exactly met)
             step = np.linalg.lstsq(kkt, rhs, rcond=None)[0][:n]
+        # kept on E p = e: an ill-conditioned system's step drifts off it (a row of D = 6,
+        # V = 3.3906 summed to 0.949)
+        step -= E_pinv @ (E @ step)
         decrement = float(-gradient @ step)
         if decrement / 2 <= 1e-14:
             return p

@@ -86,6 +86,7 @@ def test_rows_agree_with_scipy_slsqp(D, V, js, pstay, rule):
 @given(D=st.integers(2, 7), V=st.floats(0.8, 4.0), js=st.integers(0, 3),
        pstay=st.one_of(st.none(), st.floats(0.05, 0.6)))
 @example(D=5, V=3.9953277756380405, js=0, pstay=None)  # a singular Newton system
+@example(D=6, V=3.390626357399973, js=0, pstay=None)  # Newton steps that left sum(p) = 1
 def test_every_row_keeps_the_constraints(D, V, js, pstay):
     try:
         table = build_ptable(D, V, js=js, pstay=pstay)
