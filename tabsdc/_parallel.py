@@ -30,7 +30,6 @@ import signal
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from time import perf_counter
 from typing import Any, TypeVar
 
 import tabsdc._interrupts as interrupts
@@ -150,7 +149,9 @@ def alongside(func: Callable[[T], R], task: T, *, client: Any = None
     Ctrl-C (:mod:`tabsdc._interrupts`): the process runs ``func`` as a search that a Ctrl-C
     stops as at its time limit; the terminal's Ctrl-C does not reach it (its own session),
     but while the caller waits for the result after a Ctrl-C stopped the caller's search,
-    the process is told once a second, so it answers with what it has.
+    the process is told once, as soon as it listens, so it answers with what it has. Until
+    it listens, and after its search, it ignores Ctrl-C: a Ctrl-C right after the start
+    cannot kill it.
 
     Raises
     ------
@@ -176,19 +177,21 @@ def alongside(func: Callable[[T], R], task: T, *, client: Any = None
         return
     context = _fresh_context(func)
     receive, send = context.Pipe(duplex=False)
-    process = context.Process(target=_run_alongside, args=(func, task, send), daemon=True)
+    listening = context.Event()
+    process = context.Process(target=_run_alongside, args=(func, task, send, listening),
+                              daemon=True)
     process.start()
     send.close()
 
     def outcome() -> R:
-        told = None
+        told = False
         while not receive.poll(_POLL_SECONDS):
             if not process.is_alive() and not receive.poll():
                 raise ParallelError(f"the worker process died while running {_name(func)} "
                                     f"(exit code {process.exitcode})")
-            if interrupts.stopping() and (told is None or perf_counter() - told >= 1.0):
+            if interrupts.stopping() and not told and listening.is_set():
                 os.kill(process.pid, signal.SIGINT)
-                told = perf_counter()
+                told = True
         try:
             done, value = receive.recv()
         except EOFError as error:
@@ -207,12 +210,15 @@ def alongside(func: Callable[[T], R], task: T, *, client: Any = None
         receive.close()
 
 
-def _run_alongside(func: Callable[[T], R], task: T, send: Any) -> None:
+def _run_alongside(func: Callable[[T], R], task: T, send: Any, listening: Any) -> None:
     """The process of :func:`alongside`: ``func(task)`` as a search a Ctrl-C stops, in a
-    session of its own; sends ``(True, result)`` or ``(False, error)``."""
+    session of its own; sets ``listening`` once a Ctrl-C would stop it (before, and after
+    the search, Ctrl-C is ignored); sends ``(True, result)`` or ``(False, error)``."""
     os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with interrupts.on_interrupt("keep"), interrupts.stoppable():
+            listening.set()
             answer = (True, func(task))
     except BaseException as error:  # handed to the caller, who raises it
         answer = (False, error)

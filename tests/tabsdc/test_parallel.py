@@ -45,6 +45,19 @@ def run_until_stopped(seconds: float) -> float:
     return deadline.elapsed()
 
 
+class ArrivesLate(float):
+    """Seconds for :func:`run_until_stopped` whose unpickling in the task's process takes a
+    second: that process starts listening for Ctrl-C only after it."""
+
+    def __reduce__(self):
+        return _arrive_late, (float(self),)
+
+
+def _arrive_late(seconds: float) -> float:
+    time.sleep(1.0)
+    return seconds
+
+
 def small_hierarchical_table(seed: int = 4) -> Table:
     """A 3-D table (one two-level hierarchy) of a few hundred cells with p% primaries."""
     rng = np.random.default_rng(seed)
@@ -116,6 +129,16 @@ def test_a_ctrl_c_that_stopped_the_callers_search_stops_the_task_alongside():
             waited = result()
     assert search.interrupted
     assert waited < 30  # told to stop, it answered long before its 120 s
+
+
+def test_a_ctrl_c_before_the_task_alongside_listens_does_not_kill_it():
+    # told at once, it died before it could answer: "the search stopped without a result"
+    with interrupts.on_interrupt("keep"), interrupts.stoppable() as search:
+        interrupts.request()
+        with alongside(run_until_stopped, ArrivesLate(120.0)) as result:
+            waited = result()
+    assert search.interrupted
+    assert waited < 30
 
 
 def test_leaving_the_block_ends_a_task_still_running():
