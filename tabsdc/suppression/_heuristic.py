@@ -44,6 +44,14 @@ from tabsdc.suppression._attacker import Attacker
 #: relations hold 213,484 cells, whose LP takes minutes).
 WIDER_HOPS = 2
 WIDER_CELLS = 50_000
+#: A radius below the widest is skipped once it has been tried ``SKIP_AFTER`` times and
+#: held a flow in fewer than ``SKIP_BELOW`` of them: a wider neighbourhood holds every flow
+#: a narrower one does, at no more cost (its LP has more columns), so skipping saves the
+#: narrow LPs that fail. On ``4d_20k`` (cost = value) four relations held 92 of 973 flows
+#: and their failures took 35 of the routing's 115 s, each as long as a flow found within
+#: five relations (``docs/performance.md``).
+SKIP_AFTER = 20
+SKIP_BELOW = 0.5
 #: A routing that may be abandoned (``heuristic_pattern(abandon=True)``: the guided method,
 #: which holds a pattern already) stops once ``ABANDON_AFTER`` of its time has passed if,
 #: at its rate so far, the requirements left would take more than ``ABANDON_FACTOR`` times
@@ -67,7 +75,8 @@ class FlowRouter:
     that close, and the local LP has thousands of columns, not 1e5. (On the 21,840-cell
     4-D benchmark table a flow needs a fifth relation for about a third of the
     requirements and a sixth for the rest: within those, a route takes 0.02-0.2 s, the
-    whole table's LP 1.4 s.)
+    whole table's LP 1.4 s.) A radius that rarely holds a flow is skipped (see
+    :data:`SKIP_BELOW`).
     """
 
     def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
@@ -81,6 +90,9 @@ class FlowRouter:
         self.up = np.where(movable, up, 0.0)
         self.local = self.n > attacker_module.LOCAL_ABOVE
         self.model = flow_model(self.by_row, self.up, self.down)
+        #: Per radius (relations beyond ``hops``): local LPs solved, and those holding a flow.
+        self.tried = np.zeros(WIDER_HOPS + 1, dtype=np.int64)
+        self.held = np.zeros(WIDER_HOPS + 1, dtype=np.int64)
 
     def route(
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray, *,
@@ -96,14 +108,19 @@ class FlowRouter:
         w = _route_weights(req, cost, suppressed)
         if self.local:
             cells = np.zeros(0, dtype=np.int64)
-            for hops in range(self.hops, self.hops + WIDER_HOPS + 1):
+            for extra in range(WIDER_HOPS + 1):
+                if extra < WIDER_HOPS and self._rarely_holds(extra):
+                    continue
+                hops = self.hops + extra
                 wider = neighbourhood(self.by_column, self.by_row, req.cell, hops)
-                if len(wider) == len(cells) or (hops > self.hops and len(wider) > WIDER_CELLS):
+                if len(wider) == len(cells) or (extra and len(wider) > WIDER_CELLS):
                     break  # its whole component already, or too wide for a local LP
                 cells = wider
                 carrying = local_flow(self.by_column, cells, req, self.up[cells],
                                       self.down[cells], w[cells], self.deadline.solver_limit())
+                self.tried[extra] += 1
                 if carrying is not None:
+                    self.held[extra] += 1
                     carries = np.zeros(self.n, dtype=bool)
                     carries[carrying] = True
                     return carries
@@ -112,6 +129,12 @@ class FlowRouter:
             if not whole_table:
                 return None
         return self.route_whole(req, cost, suppressed, w)
+
+    def _rarely_holds(self, extra: int) -> bool:
+        """The radius ``hops + extra`` has held a flow in fewer than :data:`SKIP_BELOW` of
+        at least :data:`SKIP_AFTER` tries."""
+        return bool(self.tried[extra] >= SKIP_AFTER
+                    and self.held[extra] < SKIP_BELOW * self.tried[extra])
 
     def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray,
                     w: np.ndarray | None = None, *, seconds: float | None = None

@@ -103,6 +103,29 @@ def test_the_router_widens_its_neighbourhood_before_the_whole_table(monkeypatch)
     assert len(set(corners.get_level_values(1))) == 2
 
 
+def test_a_radius_that_rarely_holds_a_flow_is_skipped(monkeypatch):
+    # the 3 x 3 table above: the two lines through an interior cell (hops = 1) never hold a
+    # flow; after SKIP_AFTER such tries the router goes to two relations at once, and its
+    # flows are the rectangles it found before
+    frame = pd.DataFrame([(r, c, float(3 * int(r) + int(c))) for r in "123" for c in "123"],
+                         columns=["r", "c", "value"])
+    table = Table.from_aggregated(frame, ["r", "c"])
+    down, up = capacities(table)
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
+    monkeypatch.setattr(heuristic, "SKIP_AFTER", 3)
+    router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool),
+                                  hops=1)
+    interior = np.flatnonzero(~table.total_cells)
+    routes = []
+    for cell in np.tile(interior, 2):
+        carries = router.route(Requirement(int(cell), 1, 1.0), np.abs(table.values),
+                               np.zeros(table.n_cells, dtype=bool))
+        routes.append(np.flatnonzero(carries).tolist())
+    assert router.tried.tolist() == [3, 18, 0] and router.held.tolist() == [0, 18, 0]
+    assert routes[:9] == routes[9:]  # the same flows before and after the skip
+    assert all(len(cells) == 4 and not table.total_cells[cells].any() for cells in routes)
+
+
 def mid_size_table(seed: int = 3) -> Table:
     """A 4-D table of about 2,600 cells (two two-level hierarchies and two flat
     dimensions), frequency and p % primaries from skewed random contributions."""
