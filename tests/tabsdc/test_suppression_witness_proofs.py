@@ -27,7 +27,7 @@ from tabsdc.suppression._witness_proofs import Witnesses
 from tests.conftest import examples
 from tests.tabsdc.test_insider import contributions, independent_insider_failures, survey
 from tests.tabsdc.test_suppression_guided import linprog_exposed
-from tests.tabsdc.test_suppression_neighbourhood import check_search, problem_of
+from tests.tabsdc.test_suppression_neighbourhood import check_search, problem_of, published
 
 
 def linprog_reach(problem, pattern: np.ndarray, fixed: list[int], cell: int,
@@ -286,3 +286,35 @@ def test_the_guided_pattern_from_any_ruin_its_time_allows_resists_the_independen
     assert linprog_exposed(result.table) == []
     assert independent_insider_failures(result.table, contributions(frame, names, table)) \
         == set()
+
+
+def test_a_pattern_routed_with_radii_skipped_resists_the_independent_attacks(monkeypatch):
+    # routed locally from one relation on (hops = 1), every radius that fails once skipped
+    # from then on (SKIP_AFTER = 1): fewer local LPs, and still the outside intruder
+    # (linprog) and every respondent (the independent insider attack) learn nothing
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
+    frame, names, table = survey(5, 2, 25)
+    problem = problem_of(table, "value")
+    real, solved = heuristic.local_flow, []
+
+    def counted(*args, **kwargs):
+        solved.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(heuristic, "local_flow", counted)
+    counts = []
+    for skip_after in (10**9, 1):
+        monkeypatch.setattr(heuristic, "SKIP_AFTER", skip_after)
+        solved.clear()
+        router = heuristic.FlowRouter(problem.table.A, problem.down, problem.up,
+                                      ~problem.fixed_off, hops=1)
+        pattern, _, complete = heuristic.heuristic_pattern(
+            problem.reqs, problem.attacker(Deadline(None)), router, problem.cost,
+            problem.fixed_on, problem.labels)
+        assert complete
+        counts.append((len(solved), router.tried.tolist()))
+        hidden = published(table, pattern)
+        assert linprog_exposed(hidden) == []
+        assert independent_insider_failures(hidden, contributions(frame, names, table)) \
+            == set()
+    assert counts[1][0] < counts[0][0], counts
