@@ -45,11 +45,12 @@ from tabsdc.suppression._attacker import Attacker
 WIDER_HOPS = 2
 WIDER_CELLS = 50_000
 #: A radius below the widest is skipped once it has been tried ``SKIP_AFTER`` times and
-#: held a flow in fewer than ``SKIP_BELOW`` of them: a wider neighbourhood holds every flow
-#: a narrower one does, at no more cost (its LP has more columns), so skipping saves the
-#: narrow LPs that fail. On ``4d_20k`` (cost = value) four relations held 92 of 973 flows
-#: and their failures took 35 of the routing's 115 s, each as long as a flow found within
-#: five relations (``docs/performance.md``).
+#: held a flow in fewer than ``SKIP_BELOW`` of them, and the next radius has been tried as
+#: often (it is not too wide for a local LP on this table): the wider neighbourhood holds
+#: every flow the narrower one does, at no more cost (its LP has more columns), so skipping
+#: saves the narrow LPs that fail. On ``4d_20k`` (cost = value) four relations held 18 of
+#: 601 flows, each failure as long as a flow found within five relations; skipped, the
+#: routing took 0.83 times as long (``docs/performance.md``).
 SKIP_AFTER = 20
 SKIP_BELOW = 0.5
 #: A routing that may be abandoned (``heuristic_pattern(abandon=True)``: the guided method,
@@ -132,8 +133,8 @@ class FlowRouter:
 
     def _rarely_holds(self, extra: int) -> bool:
         """The radius ``hops + extra`` has held a flow in fewer than :data:`SKIP_BELOW` of
-        at least :data:`SKIP_AFTER` tries."""
-        return bool(self.tried[extra] >= SKIP_AFTER
+        at least :data:`SKIP_AFTER` tries, and the next one has been tried as often."""
+        return bool(min(self.tried[extra], self.tried[extra + 1]) >= SKIP_AFTER
                     and self.held[extra] < SKIP_BELOW * self.tried[extra])
 
     def route_whole(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray,

@@ -124,6 +124,15 @@ def test_a_radius_that_rarely_holds_a_flow_is_skipped(monkeypatch):
     assert router.tried.tolist() == [3, 18, 0] and router.held.tolist() == [0, 18, 0]
     assert routes[:9] == routes[9:]  # the same flows before and after the skip
     assert all(len(cells) == 4 and not table.total_cells[cells].any() for cells in routes)
+    # two relations too wide for a local LP: the lines are tried every time, never skipped
+    # for the whole table's LP
+    monkeypatch.setattr(heuristic, "WIDER_CELLS", 5)
+    router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool),
+                                  hops=1)
+    for cell in interior:
+        assert router.route(Requirement(int(cell), 1, 1.0), np.abs(table.values),
+                            np.zeros(table.n_cells, dtype=bool)).sum() == 4
+    assert router.tried.tolist() == [9, 0, 0]
 
 
 def mid_size_table(seed: int = 3) -> Table:
