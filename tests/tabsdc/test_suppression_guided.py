@@ -74,15 +74,18 @@ def test_guided_routes_a_table_without_dimensions():
     assert result.suppressed.tolist() == [True, True, False, False]  # x1, the cheapest
 
 
+def three_by_three() -> Table:
+    """A 3 x 3 table with its totals, cell (r, c) of value 3 r + c + 1 (5 to 13)."""
+    frame = pd.DataFrame([(r, c, float(3 * int(r) + int(c) + 1)) for r in "123"
+                          for c in "123"], columns=["r", "c", "value"])
+    return Table.from_aggregated(frame, ["r", "c"])
+
+
 def test_the_router_widens_its_neighbourhood_before_the_whole_table(monkeypatch):
     # a 3 x 3 table: a primary's cheapest protection is a 4-cycle of interior cells, its
     # opposite corner two relations away; with hops = 1 the first neighbourhood (the two
     # lines through the cell) holds no flow, the next one does
-    frame = pd.DataFrame([(r, c, float(v)) for r, c, v in
-                          [("1", "1", 5), ("1", "2", 6), ("1", "3", 7), ("2", "1", 8),
-                           ("2", "2", 9), ("2", "3", 10), ("3", "1", 11), ("3", "2", 12),
-                           ("3", "3", 13)]], columns=["r", "c", "value"])
-    table = Table.from_aggregated(frame, ["r", "c"])
+    table = three_by_three()
     down, up = capacities(table)
     monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
     router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool),
@@ -107,9 +110,7 @@ def test_a_radius_that_rarely_holds_a_flow_is_skipped(monkeypatch):
     # the 3 x 3 table above: the two lines through an interior cell (hops = 1) never hold a
     # flow; after SKIP_AFTER such tries the router goes to two relations at once, and its
     # flows are the rectangles it found before
-    frame = pd.DataFrame([(r, c, float(3 * int(r) + int(c))) for r in "123" for c in "123"],
-                         columns=["r", "c", "value"])
-    table = Table.from_aggregated(frame, ["r", "c"])
+    table = three_by_three()
     down, up = capacities(table)
     monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
     monkeypatch.setattr(heuristic, "SKIP_AFTER", 3)
