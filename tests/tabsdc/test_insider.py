@@ -171,20 +171,23 @@ def test_the_audit_agrees_with_an_independent_insider_attacker(seed, dims, extra
 def test_certificates_in_grown_regions_agree_with_the_independent_attacker(
         monkeypatch, seed, dims, extra):
     # every neighbourhood holds the cell alone and regions start at two cells, so the
-    # certificates come from regions grown around the cell (or the whole block, which
-    # refutes); the verdicts must not change
+    # certificates come from the cells the known flows through the cell move (one hop
+    # wider), regions grown around the cell, or the whole block (which refutes); the
+    # verdicts must not change
     frame, names, published = outsider_pattern(seed, dims, extra)
-    grown = []
+    grown, carried = [], []
     monkeypatch.setattr(insider_module, "neighbourhood", lambda by_column, by_row, cell, hops:
                         np.array([cell]))
     monkeypatch.setattr(insider_module, "LOCAL_ABOVE", 0)
     monkeypatch.setattr(insider_module, "GROWN_CELLS", 2)
-    real_grown = Block.grown
+    real_grown, real_carried = Block.grown, insider_module._Certificates._carried
     monkeypatch.setattr(Block, "grown", lambda self, seeds, size: grown.append(size)
                         or real_grown(self, seeds, size))
+    monkeypatch.setattr(insider_module._Certificates, "_carried", lambda self, cell: (
+        carried.append(region := real_carried(self, cell)) or region))
     result = audit(published)
     expected = independent_insider_failures(published, contributions(frame, names, published))
-    assert grown and result.insider.complete
+    assert grown and max(len(region) for region in carried) > 1 and result.insider.complete
     assert audit_failures(result, frame, names) == expected
 
 
@@ -626,3 +629,49 @@ def test_scenarios_held_on_one_side_agree_with_the_independent_attacker(
     assert held_on_a_side and result.insider.complete
     expected = independent_insider_failures(published, contributions(frame, names, published))
     assert audit_failures(result, frame, names) == expected
+
+
+def test_a_cell_whose_whole_block_flows_are_slow_tries_local_regions_first():
+    # the whole block's flows take less than four local ones on average, so its kept model
+    # is tried first, except for a cell whose own whole-block flow took longer than that
+    # (on a 4-D table's 11,230-cell block, 15 to 20 s where a grown region took 3 s)
+    frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
+                          "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
+    table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
+    hidden = suppress(table, cost="value").suppressed
+    attack = IntervalAttack(table.A, table.b, table.values, hidden,
+                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
+    certificates = insider_module._Certificates(
+        attack, table.values, _groups(table, hidden), 4, True, np.full(table.n_cells, 1e-6),
+        Deadline(None))
+    block, (slow, fast) = 0, np.flatnonzero(hidden)[:2]
+    certificates._local_seconds, certificates._local_solves = 0.5, 10  # 0.05 s each
+    certificates._whole_seconds[block] = 0.1 * insider_module.MEASURED_SOLVES
+    certificates._whole_solves[block] = insider_module.MEASURED_SOLVES
+    assert certificates._whole_is_cheaper(block, slow)
+    certificates._slowest_whole[slow] = 0.25  # more than four local flows
+    assert not certificates._whole_is_cheaper(block, slow)
+    assert certificates._whole_is_cheaper(block, fast)
+    certificates._whole_solves[block] -= 1  # too few measured solves: the regions first
+    assert not certificates._whole_is_cheaper(block, fast)
+
+
+def test_the_region_of_a_cells_known_flows_holds_their_cells_and_their_relations():
+    frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
+                          "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
+    table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
+    hidden = suppress(table, cost="value").suppressed
+    attack = IntervalAttack(table.A, table.b, table.values, hidden,
+                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
+    certificates = insider_module._Certificates(
+        attack, table.values, _groups(table, hidden), 4, False, np.full(table.n_cells, 1e-6),
+        Deadline(None))
+    cell = int(np.flatnonzero(hidden & (table.cells["status"] == "u").to_numpy())[0])
+    assert len(certificates._carried(cell)) == 0  # no flow known yet
+    moved = certificates.prove(Requirement(cell, UP, 1.0))
+    assert moved is not None and cell in moved
+    region = attack.hidden_cells[certificates._carried(cell)]
+    # the moved cells, and every hidden cell sharing a relation with one of them
+    rows = np.flatnonzero(abs(table.A[:, moved]).sum(axis=1))
+    sharing = np.flatnonzero(abs(table.A[rows]).sum(axis=0)) if len(rows) else moved
+    assert set(moved) <= set(region) == set(sharing) & set(np.flatnonzero(hidden))
