@@ -631,19 +631,24 @@ def test_scenarios_held_on_one_side_agree_with_the_independent_attacker(
     assert audit_failures(result, frame, names) == expected
 
 
-def test_a_cell_whose_whole_block_flows_are_slow_tries_local_regions_first():
-    # the whole block's flows take less than four local ones on average, so its kept model
-    # is tried first, except for a cell whose own whole-block flow took longer than that
-    # (on a 4-D table's 11,230-cell block, 15 to 20 s where a grown region took 3 s)
+def small_certificates():
+    """A one-way table's value-cost pattern and the attack's certificates on it."""
     frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
                           "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
     table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
     hidden = suppress(table, cost="value").suppressed
     attack = IntervalAttack(table.A, table.b, table.values, hidden,
                             table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
-    certificates = insider_module._Certificates(
+    return table, hidden, insider_module._Certificates(
         attack, table.values, _groups(table, hidden), 4, True, np.full(table.n_cells, 1e-6),
         Deadline(None))
+
+
+def test_a_cell_whose_whole_block_flows_are_slow_tries_local_regions_first():
+    # the whole block's flows take less than four local ones on average, so its kept model
+    # is tried first, except for a cell whose own whole-block flow took longer than that
+    # (on a 4-D table's 11,230-cell block, 15 to 20 s where a grown region took 3 s)
+    table, hidden, certificates = small_certificates()
     block, (slow, fast) = 0, np.flatnonzero(hidden)[:2]
     certificates._local_seconds, certificates._local_solves = 0.5, 10  # 0.05 s each
     certificates._whole_seconds[block] = 0.1 * insider_module.MEASURED_SOLVES
@@ -657,20 +662,12 @@ def test_a_cell_whose_whole_block_flows_are_slow_tries_local_regions_first():
 
 
 def test_the_region_of_a_cells_known_flows_holds_their_cells_and_their_relations():
-    frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
-                          "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
-    table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
-    hidden = suppress(table, cost="value").suppressed
-    attack = IntervalAttack(table.A, table.b, table.values, hidden,
-                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
-    certificates = insider_module._Certificates(
-        attack, table.values, _groups(table, hidden), 4, False, np.full(table.n_cells, 1e-6),
-        Deadline(None))
+    table, hidden, certificates = small_certificates()
     cell = int(np.flatnonzero(hidden & (table.cells["status"] == "u").to_numpy())[0])
     assert len(certificates._carried(cell)) == 0  # no flow known yet
     moved = certificates.prove(Requirement(cell, UP, 1.0))
     assert moved is not None and cell in moved
-    region = attack.hidden_cells[certificates._carried(cell)]
+    region = certificates.attack.hidden_cells[certificates._carried(cell)]
     # the moved cells, and every hidden cell sharing a relation with one of them
     rows = np.flatnonzero(abs(table.A[:, moved]).sum(axis=1))
     sharing = np.flatnonzero(abs(table.A[rows]).sum(axis=0)) if len(rows) else moved
