@@ -750,8 +750,8 @@ class _Certificates:
         if local and not self._whole_is_cheaper(block, req.cell):
             near = neighbourhood(self.by_column, self.by_row, p, self.hops)
             found, tried = self._local(in_block, near), len(near)
-            carried = self._carried(req.cell)
-            if found is None and tried < len(carried) < self.sizes[block]:
+            carried = self._carried(req.cell) if found is None else near
+            if tried < len(carried) < self.sizes[block]:
                 found, tried = self._local(in_block, carried), len(carried)
             size = GROWN_CELLS
             while (found is None and size <= GROWN_LARGEST and size < self.sizes[block]
@@ -837,9 +837,9 @@ class _Certificates:
         solves = self._whole_solves.get(block, 0)
         if solves < MEASURED_SOLVES or self._local_solves == 0:
             return False
-        local = LOCAL_TRIES * self._local_seconds / self._local_solves
-        return (self._whole_seconds[block] / solves < local
-                and self._slowest_whole.get(cell, 0.0) < local)
+        tries = LOCAL_TRIES * self._local_seconds / self._local_solves
+        return (self._whole_seconds[block] / solves < tries
+                and self._slowest_whole.get(cell, 0.0) < tries)
 
     def _local(self, req: Requirement, cells: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray] | None:
