@@ -670,5 +670,5 @@ def test_the_region_of_a_cells_known_flows_holds_their_cells_and_their_relations
     region = certificates.attack.hidden_cells[certificates._carried(cell)]
     # the moved cells, and every hidden cell sharing a relation with one of them
     rows = np.flatnonzero(abs(table.A[:, moved]).sum(axis=1))
-    sharing = np.flatnonzero(abs(table.A[rows]).sum(axis=0)) if len(rows) else moved
+    sharing = np.flatnonzero(abs(table.A[rows]).sum(axis=0))
     assert set(moved) <= set(region) == set(sharing) & set(np.flatnonzero(hidden))
