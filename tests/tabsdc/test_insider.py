@@ -426,16 +426,23 @@ def test_two_single_contributor_cells_alone_in_a_relation_are_named_with_their_i
     assert audit(published, singletons=False).protected  # the outsider alone is fooled
 
 
-def test_an_attack_cut_short_by_the_time_limit_is_never_protected():
+def small_pattern():
+    """A one-way table with frequency-rule primaries, its value-cost pattern and the
+    outsider's attack on that pattern."""
     frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
                           "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
     table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
     protected = suppress(table, cost="value")
+    attack = IntervalAttack(table.A, table.b, table.values, protected.suppressed,
+                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
+    return table, protected, attack
+
+
+def test_an_attack_cut_short_by_the_time_limit_is_never_protected():
+    table, protected, attack = small_pattern()
     result = protected.audit
     assert result.insider.passed and result.protected
     hidden = protected.suppressed
-    attack = IntervalAttack(table.A, table.b, table.values, hidden,
-                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
     late = insider_attack(attack, table.values, tuple(
         table.cells[c].to_numpy(float) for c in ("lpl", "upl", "spl")),
         (table.cells["status"] == "u").to_numpy(), _groups(table, hidden),
@@ -632,13 +639,9 @@ def test_scenarios_held_on_one_side_agree_with_the_independent_attacker(
 
 
 def small_certificates():
-    """A one-way table's value-cost pattern and the attack's certificates on it."""
-    frame = pd.DataFrame({"r": ["A", "B", "C", "C", "C", "D", "D", "D"],
-                          "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
-    table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
-    hidden = suppress(table, cost="value").suppressed
-    attack = IntervalAttack(table.A, table.b, table.values, hidden,
-                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
+    """:func:`small_pattern`'s table and hidden cells, and the attack's certificates on it."""
+    table, protected, attack = small_pattern()
+    hidden = protected.suppressed
     return table, hidden, insider_module._Certificates(
         attack, table.values, _groups(table, hidden), 4, True, np.full(table.n_cells, 1e-6),
         Deadline(None))
