@@ -91,8 +91,12 @@ GROWN_LARGEST = 8 * GROWN_CELLS
 MEASURED_SOLVES = 3
 LOCAL_TRIES = 4
 #: Radius of the relaxation that refutes a respondent's scenario before any region is
-#: grown (in a pattern that exposes cells, most scenarios fail near their cell).
-RELAXED_HOPS = 2
+#: grown (in a pattern that exposes cells, most scenarios fail near their cell). Four:
+#: on a 4-D table the rows within three hops of the cell, about 900 cells. A set of
+#: respondents that fails there is split at the cost of that small LP instead of local
+#: and whole-block flows; with two hops (about 90 cells) the requirements of GaussSuppression's
+#: pattern of a 21,840-cell table took a fifth longer (docs/performance.md).
+RELAXED_HOPS = 4
 #: Reaches of the relaxations that bound a failing pair from outside before its exact
 #: interval (on a 38,000-cell block the exact one's first solve takes minutes), and the
 #: largest relaxation tried.
@@ -814,8 +818,8 @@ class _Certificates:
         moves at most that far there: an outer bound), else None. The relaxation: the rows
         within :data:`RELAXED_HOPS` ``- 1`` hops of the cell over every cell they hold, the
         other rows dropped (:meth:`~tabsdc.audit._block.Block.relaxation`). Solved without
-        a time limit (a few hundred cells); a solve that fails only sends the scenario on
-        to the grown regions and the block."""
+        a time limit (about a thousand cells); a solve that fails only sends the scenario
+        on to the grown regions and the block."""
         self.n_solves += 1
         inner = self.region.neighbourhood(np.array([req.cell]), RELAXED_HOPS - 1)
         rows, cells = self.region.hop(inner)
