@@ -678,3 +678,27 @@ def test_the_region_of_a_cells_known_flows_holds_their_cells_and_their_relations
     rows = np.flatnonzero(abs(table.A[:, moved]).sum(axis=1))
     sharing = np.flatnonzero(abs(table.A[rows]).sum(axis=0))
     assert set(moved) <= set(region) == set(sharing) & set(np.flatnonzero(hidden))
+
+
+def test_the_relaxation_around_a_cell_has_fewer_hops_where_more_exceed_the_largest_region(
+        monkeypatch):
+    # the rows within three hops of the cell and the cells they hold, as the neighbourhood
+    # gives them; a hop that would hold more cells than the largest region is not taken
+    _, _, published = outsider_pattern(7, 2, 0.2)
+    hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    attack = IntervalAttack(published.A, published.b, published.values, hidden,
+                            published.cells["lb"].to_numpy(float),
+                            published.cells["ub"].to_numpy(float))
+    certificates = insider_module._Certificates(
+        attack, published.values, _groups(published, hidden), 4, True,
+        np.full(published.n_cells, 1e-6), Deadline(None))
+    region = certificates.region
+    sizes = [len(region.neighbourhood(np.array([0]), hops)) for hops in range(1, 5)]
+    assert sizes[0] < sizes[1] < sizes[3]  # the hops widen it on this table
+    rows, cells = certificates._relaxation(0)
+    wide = region.hop(region.neighbourhood(np.array([0]), insider_module.RELAXED_HOPS - 1))
+    assert np.array_equal(rows, wide[0]) and np.array_equal(cells, wide[1])
+    monkeypatch.setattr(insider_module, "GROWN_LARGEST", sizes[1])
+    rows, cells = certificates._relaxation(0)
+    assert np.array_equal(cells, region.neighbourhood(np.array([0]), 2))
+    assert np.array_equal(rows, region.hop(region.neighbourhood(np.array([0]), 1))[0])
