@@ -436,9 +436,20 @@ def small_pattern():
                           "v": [40.0, 50, 30, 20, 10, 15, 25, 35]})
     table = apply_rules(Table.from_microdata(frame, ["r"], "v"), FrequencyRule(2)).table
     protected = suppress(table, cost="value")
-    attack = IntervalAttack(table.A, table.b, table.values, protected.suppressed,
-                            table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
-    return table, protected, attack
+    return table, protected, outsider_attack(table, protected.suppressed)
+
+
+def outsider_attack(table: Table, hidden: np.ndarray) -> IntervalAttack:
+    """The outsider's interval attack on ``table`` with ``hidden`` cells."""
+    return IntervalAttack(table.A, table.b, table.values, hidden,
+                          table.cells["lb"].to_numpy(float), table.cells["ub"].to_numpy(float))
+
+
+def certificates_on(table: Table, hidden: np.ndarray, attack: IntervalAttack):
+    """The insider attack's certificates (local first, 4 hops) on that attack."""
+    return insider_module._Certificates(
+        attack, table.values, _groups(table, hidden), 4, True, np.full(table.n_cells, 1e-6),
+        Deadline(None))
 
 
 def test_an_attack_cut_short_by_the_time_limit_is_never_protected():
@@ -645,9 +656,7 @@ def small_certificates():
     """:func:`small_pattern`'s table and hidden cells, and the attack's certificates on it."""
     table, protected, attack = small_pattern()
     hidden = protected.suppressed
-    return table, hidden, insider_module._Certificates(
-        attack, table.values, _groups(table, hidden), 4, True, np.full(table.n_cells, 1e-6),
-        Deadline(None))
+    return table, hidden, certificates_on(table, hidden, attack)
 
 
 def test_a_cell_whose_whole_block_flows_are_slow_tries_local_regions_first():
@@ -686,12 +695,7 @@ def test_the_relaxation_around_a_cell_has_fewer_hops_where_more_exceed_the_large
     # gives them; a hop that would hold more cells than the largest region is not taken
     _, _, published = outsider_pattern(7, 2, 0.2)
     hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
-    attack = IntervalAttack(published.A, published.b, published.values, hidden,
-                            published.cells["lb"].to_numpy(float),
-                            published.cells["ub"].to_numpy(float))
-    certificates = insider_module._Certificates(
-        attack, published.values, _groups(published, hidden), 4, True,
-        np.full(published.n_cells, 1e-6), Deadline(None))
+    certificates = certificates_on(published, hidden, outsider_attack(published, hidden))
     region = certificates.region
     sizes = [len(region.neighbourhood(np.array([0]), hops)) for hops in range(1, 5)]
     assert sizes[0] < sizes[1] < sizes[3]  # the hops widen it on this table
