@@ -17,11 +17,11 @@ at a time leave a primary disclosed through the other table, and how many primar
 
 Big microdata (``--dask``): the 114,912-cell table of ``bench_table_rules.py`` built from
 synthetic records written to Parquet in 16 partitions, by dask on a 2-worker ``LocalCluster``
-(threads, so that the traced memory covers the workers) against the pandas build of the same
+(threads, so that the process's memory covers the workers) against the pandas build of the same
 records in memory; the two tables are compared cell by cell.
 
 Target: the joint protection audit-clean in <= 60 s. Columns as in every benchmark (time,
-peak traced memory, objective = cost of the secondaries, gap, and the ratio of the time to
+peak memory, objective = cost of the secondaries, gap, and the ratio of the time to
 its baseline in the same run: the joint run against the heuristic on the largest table
 alone, one-at-a-time against the joint run). The machine may be shared: compare times within
 one run.

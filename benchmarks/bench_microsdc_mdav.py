@@ -5,9 +5,7 @@ Instances: ``exp(N(0, 1))`` data (R's ``rlnorm``) with 5 columns and n = 10,000,
 (``microaggregation(x, method = "mdav", aggr = 3)``) timed on the same kind of 2-core machine
 on the same kind of data (shared/data/peers/README.md: 0.57 s, 7.0 s and 110.6 s); those
 times are published figures, not re-measured here, so the ratio compares this run with them.
-The harness times a run while tracing its memory (tracemalloc), which slows MDAV's many
-small numpy steps by up to about a factor 2 at n = 10,000; the "untraced" row times a second
-run without tracing. Record linkage (k-d tree) of the MDAV output is timed on the same
+Record linkage (k-d tree) of the MDAV output is timed on the same
 instances; its baseline
 is a blocked brute-force distance computation, run in the same process where it is
 affordable (n <= 30,000).
@@ -18,7 +16,6 @@ Usage: ``python benchmarks/bench_microsdc_mdav.py [--quick]``
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -63,10 +60,6 @@ def main(quick: bool) -> None:
         masked = measure(label, "microsdc mdav k=3", lambda x=x: mdav(x, k=3),
                          baseline=baseline)
         rows.append(masked)
-        start = time.perf_counter()
-        mdav(x, k=3)
-        rows.append(Measurement(label, "microsdc mdav k=3, untraced", time.perf_counter() - start,
-                                float("nan"), baseline=baseline))
         xm = masked.result
         if n <= 30_000:
             rows.append(measure(label, "brute-force DBRL", lambda x=x, xm=xm:

@@ -10,9 +10,7 @@ tenth of the rows. Methods, all from the same :class:`tabsdc.solver.LinearProgra
 * ``LinearProgram``: validating the arrays and converting the matrix to CSR, which both
   backends start from.
 
-Times are measured under ``tracemalloc`` (see ``harness.py``), which slows the
-object-allocating PuLP build more than the array-based HiGHS one; below the table the script
-prints microseconds per variable for each method, traced and from a second, untraced run.
+Below the table the script prints microseconds per variable for each method.
 
 Usage: ``python benchmarks/bench_solver_build.py [--quick]``
 """
@@ -20,7 +18,6 @@ Usage: ``python benchmarks/bench_solver_build.py [--quick]``
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -71,12 +68,9 @@ def main(quick: bool) -> None:
         for method, fn in methods.items()
     ]
     print_table(rows, "Building a solver model from arrays")
-    print("\nmicroseconds per variable: traced (table above) and untraced (perf_counter only)")
-    for row, fn in zip(rows, methods.values(), strict=True):
-        start = time.perf_counter()
-        fn()
-        untraced = time.perf_counter() - start
-        print(f"{row.method:<14} {row.seconds / n * 1e6:8.2f} {untraced / n * 1e6:8.2f}")
+    print("\nmicroseconds per variable")
+    for row in rows:
+        print(f"{row.method:<14} {row.seconds / n * 1e6:8.2f}")
     # the HiGHS model is complete: it holds every row, column and nonzero of the problem
     highs = rows[1].result
     assert (highs.n_rows, highs.n_cols) == (problem.n_rows, problem.n_cols)
