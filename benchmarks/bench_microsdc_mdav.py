@@ -5,10 +5,9 @@ Instances: ``exp(N(0, 1))`` data (R's ``rlnorm``) with 5 columns and n = 10,000,
 (``microaggregation(x, method = "mdav", aggr = 3)``) timed on the same kind of 2-core machine
 on the same kind of data (shared/data/peers/README.md: 0.57 s, 7.0 s and 110.6 s); those
 times are published figures, not re-measured here, so the ratio compares this run with them.
-Record linkage (k-d tree) of the MDAV output is timed on the same
-instances; its baseline
-is a blocked brute-force distance computation, run in the same process where it is
-affordable (n <= 30,000).
+Record linkage (k-d tree) of the MDAV output is timed on the same instances; its baseline is
+a blocked brute-force distance computation, run in the same process where it is affordable
+(n <= 30,000).
 
 Usage: ``python benchmarks/bench_microsdc_mdav.py [--quick]``
 """
