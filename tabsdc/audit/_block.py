@@ -77,6 +77,19 @@ class Block:
             near = wider
         return near
 
+    def around(self, cell: int, hops: int, largest: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """The rows within ``hops - 1`` hops of ``cell`` and the cells they hold (both
+        sorted: the cells within ``hops`` hops), with fewer hops where more would hold more
+        than ``largest`` cells (the rows holding ``cell`` at least)."""
+        rows, cells = self.hop(np.array([cell]))
+        for _ in range(hops - 1):
+            wider_rows, wider = self.hop(cells)
+            if largest is not None and len(wider) > largest:
+                break
+            rows, cells = wider_rows, wider
+        return rows, cells
+
     def grown(self, seeds: np.ndarray, size: int) -> np.ndarray:
         """A region of at most ``size`` hidden cells grown hop by hop from ``seeds[0]``.
 
@@ -186,8 +199,7 @@ class Block:
         >>> cells.tolist(), lp.A.toarray().tolist()
         ([0, 1, 2], [[1.0, 1.0, -1.0]])
         """
-        inner = self.neighbourhood(np.array([cell]), hops - 1)
-        rows, cells = self.hop(inner)
+        rows, cells = self.around(cell, hops)
         by_row = self.A[rows]
         return LinearProgram(c=np.zeros(len(cells)), A=by_row[:, cells],
                              row_lower=self.rhs[rows] - self.slack[rows],

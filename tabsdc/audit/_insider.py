@@ -819,28 +819,18 @@ class _Certificates:
         short of the level (then no flow meets ``req`` in the block either, and the cell
         moves at most that far there: an outer bound), else None. The relaxation: the rows
         within :data:`RELAXED_HOPS` ``- 1`` hops of the cell over every cell they hold, the
-        other rows dropped (:meth:`~tabsdc.audit._block.Block.relaxation`). Solved without
-        a time limit (about a thousand cells; :meth:`_relaxation`); a solve that fails
-        only sends the scenario on to the grown regions and the block."""
+        other rows dropped (:meth:`~tabsdc.audit._block.Block.relaxation`), with fewer hops
+        where more would hold more than :data:`GROWN_LARGEST` cells
+        (:meth:`~tabsdc.audit._block.Block.around`). Solved without a time limit (about a
+        thousand cells); a solve that fails only sends the scenario on to the grown regions
+        and the block."""
         self.n_solves += 1
-        rows, cells = self._relaxation(req.cell)
+        rows, cells = self.region.around(req.cell, RELAXED_HOPS, GROWN_LARGEST)
         model = flow_model(self.by_row[rows][:, cells],
                            *req.held_room(cells, self.up[cells], self.down[cells]))
         reach = flow_reach(model, int(np.searchsorted(cells, req.cell)), req.direction)
         short = reach is not None and reach < req.level - TOL * max(1.0, req.level)
         return reach if short else None
-
-    def _relaxation(self, cell: int) -> tuple[np.ndarray, np.ndarray]:
-        """The rows within :data:`RELAXED_HOPS` ``- 1`` hops of ``cell`` (hidden position)
-        and the cells they hold, with fewer hops where more would hold more than
-        :data:`GROWN_LARGEST` cells (the rows holding ``cell`` at least)."""
-        rows, cells = self.region.hop(np.array([cell]))
-        for _ in range(RELAXED_HOPS - 1):
-            wider_rows, wider = self.region.hop(cells)
-            if len(wider) > GROWN_LARGEST:
-                break
-            rows, cells = wider_rows, wider
-        return rows, cells
 
     def _whole_is_cheaper(self, block: int, cell: int) -> bool:
         """Whether the block's kept model has solved a flow (mean of at least

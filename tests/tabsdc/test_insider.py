@@ -689,20 +689,18 @@ def test_the_region_of_a_cells_known_flows_holds_their_cells_and_their_relations
     assert set(moved) <= set(region) == set(sharing) & set(np.flatnonzero(hidden))
 
 
-def test_the_relaxation_around_a_cell_has_fewer_hops_where_more_exceed_the_largest_region(
-        monkeypatch):
+def test_the_relaxation_around_a_cell_has_fewer_hops_where_more_exceed_the_largest_region():
     # the rows within three hops of the cell and the cells they hold, as the neighbourhood
     # gives them; a hop that would hold more cells than the largest region is not taken
     _, _, published = outsider_pattern(7, 2, 0.2)
     hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
-    certificates = certificates_on(published, hidden, outsider_attack(published, hidden))
-    region = certificates.region
+    region = certificates_on(published, hidden, outsider_attack(published, hidden)).region
     sizes = [len(region.neighbourhood(np.array([0]), hops)) for hops in range(1, 5)]
     assert sizes[0] < sizes[1] < sizes[3]  # the hops widen it on this table
-    rows, cells = certificates._relaxation(0)
-    wide = region.hop(region.neighbourhood(np.array([0]), insider_module.RELAXED_HOPS - 1))
+    hops = insider_module.RELAXED_HOPS
+    rows, cells = region.around(0, hops, insider_module.GROWN_LARGEST)
+    wide = region.hop(region.neighbourhood(np.array([0]), hops - 1))
     assert np.array_equal(rows, wide[0]) and np.array_equal(cells, wide[1])
-    monkeypatch.setattr(insider_module, "GROWN_LARGEST", sizes[1])
-    rows, cells = certificates._relaxation(0)
+    rows, cells = region.around(0, hops, sizes[1])
     assert np.array_equal(cells, region.neighbourhood(np.array([0]), 2))
     assert np.array_equal(rows, region.hop(region.neighbourhood(np.array([0]), 1))[0])
