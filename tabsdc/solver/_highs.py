@@ -292,6 +292,7 @@ class HighsModel:
         _check(_pass_model(self._highs, problem), "the model")
         self._all_cols = _int32(np.arange(problem.n_cols))
         self._started = False  # a start is set for the next solve
+        self._points: list[np.ndarray] | None = None  # see keep_feasible_points
 
     def _set_options(self) -> None:
         options = self._options
@@ -378,6 +379,8 @@ class HighsModel:
         highs = self._highs
         if self._options.threads is not None:
             highspy.Highs.resetGlobalScheduler(True)
+        if self._points is not None:
+            self._points.clear()
         start = perf_counter()
         run_status = self._run(limit)
         elapsed = perf_counter() - start
@@ -689,6 +692,36 @@ class HighsModel:
             f"bound ({sense}) of column {column}: HiGHS stopped with "
             f"{highs.modelStatusToString(model_status)}"
         )
+
+    def keep_feasible_points(self) -> None:
+        """From now on keep every integer-feasible point HiGHS meets during a MIP solve (its
+        MIP-solution callback: the incumbents and the other feasible points its heuristics
+        and branching find), for :meth:`feasible_points`."""
+        if self._points is None:
+            self._points = []
+            self._highs.cbMipSolution.subscribe(
+                lambda event: self._points.append(np.array(event.data_out.mip_solution)))
+
+    def feasible_points(self) -> np.ndarray:
+        """The integer-feasible points of the last solve (rows, in HiGHS's order; none
+        before :meth:`keep_feasible_points`).
+
+        Examples
+        --------
+        >>> import numpy as np, scipy.sparse as sp
+        >>> lp = LinearProgram(c=[1, 1], A=sp.csr_array([[1.0, 1.0]]), row_lower=[1],
+        ...                    row_upper=[np.inf], col_lower=[0, 0], col_upper=[1, 1],
+        ...                    integrality=[True, True])
+        >>> model = HighsModel(lp)
+        >>> model.keep_feasible_points()
+        >>> _ = model.solve()
+        >>> points = model.feasible_points()
+        >>> bool(len(points)) and bool((points.sum(axis=1) >= 1).all())
+        True
+        """
+        if not self._points:
+            return np.zeros((0, self.n_cols))
+        return np.array(self._points)
 
     def clear_basis(self) -> None:
         """Forget the last solve's basis: the next solve starts cold (a kept model re-solved

@@ -260,3 +260,38 @@ def test_local_routing_gives_audit_clean_patterns(table):
         attacker.LOCAL_ABOVE = default
     assert result.audit.protected
     assert result.stats.objective >= suppress(table, "optimal").stats.objective - 1e-6
+
+
+def test_cuts_at_the_masters_other_points_are_valid_and_cut_those_points_off():
+    """The cuts of the requirements failing at a round's other integer points: each is
+    violated by a point it came from, none cuts off a protecting pattern (the proven
+    optimum, everything hidden), and the protecting point returned is the cheapest."""
+    from tabsdc.suppression._optimal import _cuts_at_points
+    from tabsdc.suppression._problem import suppression_problem
+
+    values = np.random.default_rng(7).integers(1, 40, (4, 5))
+    table = with_primaries(grid(values.tolist()), {("1", "1"): None, ("3", "4"): None,
+                                                    ("2", "5"): None}, share=0.4)
+    optimum = suppress(table, "optimal", cost="value")
+    assert optimum.stats.status == "optimal"
+    problem = suppression_problem(table, optimum.cost)
+    attacker = problem.attacker(Deadline(None))
+    rng = np.random.default_rng(0)
+    points = (rng.random((16, table.n_cells)) < 0.3) | problem.fixed_on  # all attacked
+    hidden = optimum.table.cells["status"].isin(["u", "m"]).to_numpy()
+    points[0], points[2] = True, hidden  # two protecting patterns: everything hidden, the optimum
+    z = points[1]
+    cuts, protecting = _cuts_at_points(points.astype(float), z, problem.reqs, attacker,
+                                       problem.cost, problem.fixed_on, lambda: 0.0, 1.0)
+    assert len(cuts) >= 5
+    k = np.array([cut for _, cut in cuts])
+    assert (k @ hidden >= 1 - 1e-9).all()
+    assert (k @ np.ones(table.n_cells) >= 1 - 1e-9).all()
+    assert ((points[3:].astype(float) @ k.T) < 1 - 1e-9).any(axis=0).all()
+    # the protecting point is the cheapest of the points the audit finds protecting
+    status = table.cells["status"].to_numpy()
+    safe = [p for p in points if not (p == z).all() and audit(
+        table.with_columns(status=np.where(p & (status != "u"), "m", status))).protected]
+    assert len(safe) >= 2
+    assert problem.cost @ protecting == pytest.approx(min(problem.cost @ p for p in safe))
+    assert problem.cost @ protecting == pytest.approx(problem.cost @ hidden)
