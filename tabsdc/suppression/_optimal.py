@@ -46,7 +46,7 @@ ROUND_LIMIT = 2.0  # seconds for the first master MILP round; doubled when it bi
 #: Integer-feasible points of a round's master MILP besides its optimum (the patterns
 #: HiGHS met on its way) attacked for more cuts, the cheapest first, in at most the time
 #: the round's MILP took. On the sub-tables of a 3,162-cell tau-ARGUS job, 5 to 20 times
-#: fewer rounds: 96- to 120-cell sub-tables proven optimal in 9-15 s instead of 42-67 s
+#: fewer rounds: 96- to 120-cell sub-tables proven optimal in 6-14 s instead of 42-67 s
 #: (docs/performance.md).
 ROUND_POINTS = 20
 
