@@ -185,7 +185,7 @@ def optimal_pattern(
                 status = "optimal"
                 break
         else:
-            more, protecting = _cuts_at_points(master.feasible_points(), z, reqs, attacker,
+            more, protecting = cuts_at_points(master.feasible_points(), z, reqs, attacker,
                                                cost, fixed_on, deadline.clock,
                                                min(milp_seconds, deadline.remaining()))
             if protecting is not None and cost @ protecting < best_cost - 1e-9:
@@ -299,7 +299,7 @@ def _violated(
     return out
 
 
-def _cuts_at_points(
+def cuts_at_points(
     points: np.ndarray, z: np.ndarray, reqs: Sequence[Requirement], attacker: Attacker,
     cost: np.ndarray, fixed_on: np.ndarray, clock: Callable[[], float], seconds: float
 ) -> tuple[list[tuple[Requirement, np.ndarray]], np.ndarray | None]:

@@ -284,7 +284,7 @@ def test_cuts_at_the_masters_other_points_are_valid_and_cut_those_points_off():
     """The cuts of the requirements failing at a round's other integer points: each is
     violated by a point it came from, none cuts off a protecting pattern (the proven
     optimum, everything hidden), and the protecting point returned is the cheapest."""
-    from tabsdc.suppression._optimal import _cuts_at_points
+    from tabsdc.suppression._optimal import cuts_at_points
     from tabsdc.suppression._problem import suppression_problem
 
     values = np.random.default_rng(7).integers(1, 40, (4, 5))
@@ -299,7 +299,7 @@ def test_cuts_at_the_masters_other_points_are_valid_and_cut_those_points_off():
     hidden = optimum.table.cells["status"].isin(["u", "m"]).to_numpy()
     points[0], points[2] = True, hidden  # two protecting patterns: everything hidden, the optimum
     z = points[1]
-    cuts, protecting = _cuts_at_points(points.astype(float), z, problem.reqs, attacker,
+    cuts, protecting = cuts_at_points(points.astype(float), z, problem.reqs, attacker,
                                        problem.cost, problem.fixed_on, lambda: 0.0, 1.0)
     assert len(cuts) >= 5
     k = np.array([cut for _, cut in cuts])
