@@ -186,8 +186,8 @@ def optimal_pattern(
                 break
         else:
             more, protecting = cuts_at_points(master.feasible_points(), z, reqs, attacker,
-                                               cost, fixed_on, deadline.clock,
-                                               min(milp_seconds, deadline.remaining()))
+                                              cost, fixed_on, deadline.clock,
+                                              min(milp_seconds, deadline.remaining()))
             if protecting is not None and cost @ protecting < best_cost - 1e-9:
                 best, best_cost = protecting, float(cost @ protecting)
             rows = sp.csr_array(np.unique(np.vstack([k for _, k in violated + more]), axis=0))

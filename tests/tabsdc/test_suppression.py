@@ -300,7 +300,7 @@ def test_cuts_at_the_masters_other_points_are_valid_and_cut_those_points_off():
     points[0], points[2] = True, hidden  # two protecting patterns: everything hidden, the optimum
     z = points[1]
     cuts, protecting = cuts_at_points(points.astype(float), z, problem.reqs, attacker,
-                                       problem.cost, problem.fixed_on, lambda: 0.0, 1.0)
+                                      problem.cost, problem.fixed_on, lambda: 0.0, 1.0)
     assert len(cuts) >= 5
     k = np.array([cut for _, cut in cuts])
     assert (k @ hidden >= 1 - 1e-9).all()
