@@ -84,13 +84,15 @@ class Requirement:
 
 
 def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray,
-               rows: tuple[np.ndarray, np.ndarray] | None = None) -> HighsModel:
+               rows: tuple[np.ndarray, np.ndarray] | None = None, *,
+               presolve: bool = False) -> HighsModel:
     """``A (p - q) = 0``, ``0 <= p <= up``, ``0 <= q <= down``; objective set per solve.
     ``rows``: the range ``(lower, upper)`` of ``A (p - q)`` instead (relations that hold
     within an additivity tolerance; the range must hold zero).
 
-    Kept models are re-solved from their last basis (no presolve: see
-    :class:`~tabsdc.solver.HighsModel`).
+    Kept models are re-solved from their last basis, so without presolve by default (see
+    :class:`~tabsdc.solver.HighsModel`); ``presolve`` for a model solved once, or from
+    scratch each time.
 
     Examples
     --------
@@ -109,7 +111,7 @@ def flow_model(A: sp.sparray, up: np.ndarray, down: np.ndarray,
     return HighsModel(LinearProgram(
         c=np.zeros(2 * n), A=sp.hstack([A, -A], format="csr"), row_lower=row_lower,
         row_upper=row_upper, col_lower=np.zeros(2 * n), col_upper=np.concatenate([up, down])),
-        presolve=False)
+        presolve=presolve)
 
 
 def solve_flow(model: HighsModel, req: Requirement, i: int, w: np.ndarray,
@@ -216,15 +218,18 @@ def flow_reach(model: HighsModel, i: int, direction: int) -> float | None:
 
 def local_deviation(by_column: sp.csc_array, cells: np.ndarray, req: Requirement,
                     up: np.ndarray, down: np.ndarray, w: np.ndarray,
-                    time_limit: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+                    time_limit: float | None = None, *,
+                    presolve: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`solve_flow` with every cell outside ``cells`` (sorted, the requirement's cell
     among them) held at zero, and the requirement's ``fixed`` cells too: the cells carrying
     flow and their deviations, or None. Such a flow satisfies every relation of the table,
-    so it is a flow (an attack, a route) of the whole table."""
+    so it is a flow (an attack, a route) of the whole table. ``presolve``: HiGHS's
+    presolve first (:func:`flow_model`)."""
     block = by_column[:, cells]
     rows = np.flatnonzero(np.diff(block.tocsr().indptr) > 0)
-    moved = solve_flow(flow_model(block[rows], *req.held_room(cells, up, down)), req,
-                       int(np.searchsorted(cells, req.cell)), w, time_limit=time_limit)
+    moved = solve_flow(flow_model(block[rows], *req.held_room(cells, up, down),
+                                  presolve=presolve),
+                       req, int(np.searchsorted(cells, req.cell)), w, time_limit=time_limit)
     if moved is None:
         return None
     carrying = np.flatnonzero(moved)

@@ -53,11 +53,20 @@ class Insiders:
         """The cells respondent ``g`` knows, as a requirement's ``fixed``."""
         return tuple(self.members(g).tolist())
 
-    def weights(self, cells: np.ndarray) -> np.ndarray:
-        """Weights of ``cells`` in a certificate's flow: 1, and :data:`RESPONDENT_WEIGHT`
-        for a respondent's cell (a certificate moving it proves nothing against that
-        respondent; flows that avoid such cells where they can need fewer scenarios)."""
-        return np.where(self.group[cells] >= 0, RESPONDENT_WEIGHT, 1.0)
+    def weights(self, cells: np.ndarray, other: float = 1.0) -> np.ndarray:
+        """Weights of ``cells`` in a certificate's flow: ``other``, and
+        :data:`RESPONDENT_WEIGHT` for a respondent's cell (a certificate moving it proves
+        nothing against that respondent; flows that avoid such cells where they can need
+        fewer scenarios). ``other=0`` asks only that: the audit's certificates, which need
+        not be small (:mod:`tabsdc.audit._insider`).
+
+        >>> from tabsdc._respondents import insider_groups
+        >>> A = sp.csc_array([[-1.0, 1, 1]])
+        >>> groups = insider_groups(A, np.array([2.0, 1, 1]), np.array([False, True, False]))
+        >>> groups.weights(np.arange(3)), groups.weights(np.arange(3), other=0.0)
+        (array([ 1., 10.,  1.]), array([ 0., 10.,  0.]))
+        """
+        return np.where(self.group[cells] >= 0, RESPONDENT_WEIGHT, other)
 
     def groups_in(self, cells: np.ndarray, own: int) -> np.ndarray:
         """The groups with a cell among ``cells`` whose respondents attack cell ``own``:
