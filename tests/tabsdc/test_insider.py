@@ -24,6 +24,7 @@ from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._datasets import load_business_survey
 from tabsdc._flows import UP, Requirement, local_deviation, local_flow
+from tabsdc._network import neighbourhood
 from tabsdc._progress import Deadline
 from tabsdc._respondents import insider_groups
 from tabsdc.audit import audit, insider_attack, insider_proofs
@@ -704,3 +705,26 @@ def test_the_relaxation_around_a_cell_has_fewer_hops_where_more_exceed_the_large
     rows, cells = region.around(0, hops, sizes[1])
     assert np.array_equal(cells, region.neighbourhood(np.array([0]), 2))
     assert np.array_equal(rows, region.hop(region.neighbourhood(np.array([0]), 1))[0])
+
+
+def test_a_scenarios_regions_grow_with_the_region_of_the_known_flows_in_its_place(
+        monkeypatch):
+    # the neighbourhood, then regions grown around the cell and the region of its known
+    # flows, each larger than the last and smaller than the block: that region (thousands
+    # of cells on a 4-D table) comes after the grown regions smaller than it
+    monkeypatch.setattr(insider_module, "GROWN_CELLS", 2)
+    monkeypatch.setattr(insider_module, "GROWN_LARGEST", 64)
+    _, _, published = outsider_pattern(7, 2, 0.2)
+    hidden = published.cells["status"].isin(HIDDEN_STATUSES).to_numpy()
+    certificates = certificates_on(published, hidden, outsider_attack(published, hidden))
+    certificates.hops = 1
+    cell = int(np.flatnonzero(hidden & (published.cells["status"] == "u").to_numpy())[0])
+    assert certificates.prove(Requirement(cell, UP, 1.0)) is not None
+    p, block = int(certificates.position[cell]), int(certificates.component[cell])
+    regions = list(certificates._regions(cell, p, block))
+    sizes = [len(region) for region in regions]
+    carried = certificates._carried(cell)
+    assert sizes == sorted(set(sizes)) and sizes[-1] < certificates.sizes[block]
+    assert sizes[0] == len(neighbourhood(certificates.by_column, certificates.by_row, p, 1))
+    at = [k for k, region in enumerate(regions) if np.array_equal(region, carried)]
+    assert at and 1 < at[0] < len(regions) - 1  # grown regions on both sides of it
