@@ -35,6 +35,7 @@ from tabsdc.suppression._guided import RestoringRouter, Ruin, guided_pattern, ru
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
 from tabsdc.suppression._hypercube import hypercube_method, hypercube_phases
 from tabsdc.suppression._modular import (
+    SUBTABLE_GAP,
     SubtableOutcome,
     SubtableTask,
     modular_pattern,
@@ -75,7 +76,8 @@ def optimal_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     pattern, stats = optimal_pattern(
         problem.table.A, problem.reqs, problem.attacker(deadline),
         problem.router(FlowRouter, deadline), problem.cost, problem.fixed_on,
-        problem.fixed_off, problem.labels, deadline=deadline, progress=options.progress)
+        problem.fixed_off, problem.labels, deadline=deadline, progress=options.progress,
+        mip_gap=options.mip_gap)
     return MethodOutcome(pattern, stats)
 
 
@@ -171,8 +173,9 @@ def network_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
 
 def protect_subtable(task: SubtableTask) -> SubtableOutcome:
     """Protect one sub-table of the modular method: the optimal method within
-    ``task.seconds``; without a pattern by then, routing and clean-up on the sub-table
-    alone, within as long again (module level, so that it runs in worker processes and on
+    ``task.seconds``, stopped within :data:`~tabsdc.suppression._modular.SUBTABLE_GAP`
+    of its bound; without a pattern by then, routing and clean-up on the sub-table alone,
+    within as long again (module level, so that it runs in worker processes and on
     Dask)."""
     deadline = Deadline(task.seconds, clock=task.clock)
     seconds = 0.0
@@ -181,10 +184,11 @@ def protect_subtable(task: SubtableTask) -> SubtableOutcome:
                                       singletons=task.singletons)
         if not problem.reqs:
             return SubtableOutcome(problem.fixed_on, "optimal", 0.0)
-        outcome = optimal_method(problem, MethodOptions(deadline))
+        outcome = optimal_method(problem, MethodOptions(deadline, mip_gap=SUBTABLE_GAP))
         seconds = deadline.elapsed()
         if outcome.pattern is not None:
-            how = "optimal" if outcome.stats.status == "optimal" else "feasible"
+            how = ("optimal" if outcome.stats.status == "optimal" else
+                   "near-optimal" if outcome.stats.gap <= SUBTABLE_GAP else "feasible")
             return SubtableOutcome(outcome.pattern, how, seconds)
         again = Deadline(task.seconds, clock=task.clock)
         routed = route_and_clean(problem, MethodOptions(again), problem.attacker(again),

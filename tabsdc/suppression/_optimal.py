@@ -94,10 +94,15 @@ def optimal_pattern(
     deadline: Deadline | None = None,
     progress: Callable[[str], None] | None = None,
     incumbent: np.ndarray | None = None,
+    mip_gap: float = PROVEN_GAP,
 ) -> tuple[np.ndarray | None, CutLoopStats]:
     """Minimum-cost pattern protecting every requirement (see module docstring), against
     the attacker's respondents too when it has them (``attacker.insiders``). The pattern is
     None when ``deadline`` expired before any protecting pattern was complete.
+
+    ``mip_gap``: the relative gap target (as in :class:`~tabsdc.solver.SolveOptions`): the
+    loop stops once ``(cost - bound) / cost <= mip_gap`` for the incumbent; the status is
+    ``"optimal"`` only within :data:`PROVEN_GAP` (the default: to the proof).
 
     ``incumbent``: a pattern known to protect every requirement (containing ``fixed_on``,
     none of ``fixed_off``), taken as the first incumbent and the master's start instead
@@ -199,7 +204,7 @@ def optimal_pattern(
                 repaired = repair(z | fixed_on)
             if repaired is not None and cost @ repaired < best_cost - 1e-9:
                 best, best_cost = repaired, float(cost @ repaired)
-        if best_cost <= bound + PROVEN_GAP * max(1.0, abs(best_cost)):
+        if best_cost <= bound + mip_gap * max(1.0, abs(best_cost)):
             status = "optimal"
             break
     if best is None:

@@ -39,7 +39,7 @@ from tabsdc._units import working_unit
 from tabsdc.suppression._attacker import Attacker, requirements
 from tabsdc.suppression._bound import BOUND_SECONDS, BOUND_SHARE, LowerBound, lower_bound
 from tabsdc.suppression._heuristic import FlowRouter, clean_up, heuristic_pattern
-from tabsdc.suppression._optimal import CutLoopStats
+from tabsdc.suppression._optimal import PROVEN_GAP, CutLoopStats
 
 #: Seconds each sub-table of the modular method may take at most.
 SUBTABLE_SECONDS = 10.0
@@ -89,8 +89,9 @@ class SuppressionProblem:
 class MethodOptions:
     """How a method runs: ``deadline`` (the whole call's), ``progress``, the intruder's
     prior (``prior``, ``q``: as in :func:`tabsdc.audit.audit`), the processes or Dask
-    cluster for independent work (``n_jobs``, ``client``) and the seconds each sub-table
-    of the modular method may take (``subtable_limit``)."""
+    cluster for independent work (``n_jobs``, ``client``), the seconds each sub-table
+    of the modular method may take (``subtable_limit``) and the optimal method's relative
+    gap target (``mip_gap``; the default asks for the proof)."""
 
     deadline: Deadline
     progress: Progress | None = None
@@ -99,6 +100,7 @@ class MethodOptions:
     n_jobs: int | None = 1
     client: Any = None
     subtable_limit: float = SUBTABLE_SECONDS
+    mip_gap: float = PROVEN_GAP
 
 
 @dataclass(frozen=True)

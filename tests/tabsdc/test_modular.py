@@ -13,14 +13,17 @@ from tabsdc import FrequencyRule, Hierarchy, PPercentRule, Table, apply_rules
 from tabsdc._cellstatus import HIDDEN_STATUSES
 from tabsdc._progress import Deadline
 from tabsdc.suppression import suppress
-from tabsdc.suppression._methods import protect_subtable
+from tabsdc.suppression._methods import optimal_method, protect_subtable
 from tabsdc.suppression._modular import (
+    SUBTABLE_GAP,
+    SubtableOutcome,
+    SubtableTask,
     home_subtables,
     modular_pattern,
     publish_unneeded,
     subtables,
 )
-from tabsdc.suppression._problem import suppression_problem
+from tabsdc.suppression._problem import MethodOptions, suppression_problem
 from tests.tabsdc.test_insider import linprog_interval
 
 REGIONS = Hierarchy.from_parent_child({"N": "Total", "S": "Total", "N1": "N", "N2": "N",
@@ -108,6 +111,30 @@ def test_each_subtable_keeps_its_own_time_limit_on_a_deterministic_clock():
     result = suppress(table, "modular", subtable_limit=2.0,
                       time_limit=Deadline(None, clock=clock))
     assert result.passed
+
+
+def test_subtables_stop_within_their_gap_target_of_their_proven_optimum():
+    """A sub-table stopped near its optimum costs at most ``1 / (1 - SUBTABLE_GAP)``
+    times the optimum its own optimal method proves, and is counted as such."""
+    table = hierarchical_survey(8)
+    solved = []
+
+    def solve(task: SubtableTask) -> SubtableOutcome:
+        solved.append((task, protect_subtable(task)))
+        return solved[-1][1]
+
+    _, stats = modular_pattern(table, table.values, levels(table), solve)
+    near = [(task, outcome) for task, outcome in solved if outcome.how == "near-optimal"]
+    assert len(near) == stats.near_optimal >= 2
+    assert f"{stats.near_optimal} stopped within 5% of their bound" in stats.summary()
+    for task, outcome in near:
+        problem = suppression_problem(task.table, task.cost, singletons=task.singletons)
+        proven = optimal_method(problem, MethodOptions(Deadline(None)))
+        assert proven.stats.status == "optimal"
+        free = ~problem.fixed_on
+        cost = task.cost[outcome.pattern & free].sum()
+        optimum = task.cost[proven.pattern & free].sum()
+        assert optimum - 1e-6 <= cost <= optimum / (1 - SUBTABLE_GAP) + 1e-6
 
 
 def test_the_pattern_does_not_depend_on_n_jobs():

@@ -10,6 +10,8 @@ from tabsdc import Hierarchy, InputError, Table
 from tabsdc._progress import Deadline
 from tabsdc.audit import audit
 from tabsdc.suppression import suppress
+from tabsdc.suppression._methods import optimal_method
+from tabsdc.suppression._problem import MethodOptions, suppression_problem
 from tests.conftest import examples
 
 
@@ -202,6 +204,24 @@ def test_time_limited_result_is_audit_clean_and_reports_its_gap():
     data = result.to_dict()
     assert set(data) >= {"status", "objective", "bound", "gap", "suppressed", "secondary"}
     assert data["time_limited"] and set(data["secondary"]) <= set(data["suppressed"])
+
+
+@pytest.mark.parametrize("mip_gap", [0.05, 0.1])
+def test_the_cut_loop_stops_at_its_gap_target_and_does_not_call_that_optimal(mip_gap):
+    """With a relative gap target the loop stops in fewer rounds, at a pattern within the
+    target of its bound; the bound stays below the proven optimum, and the pattern, not
+    proven, is audit-clean and called feasible."""
+    table = twelve_primaries()
+    problem = suppression_problem(table, table.values.astype(float))
+    proven = optimal_method(problem, MethodOptions(Deadline(None)))
+    near = optimal_method(problem, MethodOptions(Deadline(None), mip_gap=mip_gap))
+    assert proven.stats.status == "optimal"
+    assert near.stats.rounds < proven.stats.rounds
+    assert near.stats.status == "feasible" and near.stats.gap <= mip_gap
+    assert near.stats.bound <= proven.stats.objective + 1e-6 <= near.stats.objective + 2e-6
+    status = np.where(near.pattern & (table.cells["status"] == "s").to_numpy(), "m",
+                      table.cells["status"].to_numpy())
+    assert audit(table.with_columns(status=status)).protected
 
 
 def test_the_first_clean_up_leaves_the_cut_loop_time_for_a_bound():
