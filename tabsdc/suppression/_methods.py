@@ -28,6 +28,8 @@ its relaxation first, and the optimal method bounds its own search.
 
 from __future__ import annotations
 
+import time
+
 from tabsdc._errors import InputError
 from tabsdc._progress import Deadline
 from tabsdc.suppression._checks import failing_requirements
@@ -171,13 +173,25 @@ def network_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     return _routing(problem, options, NetworkRouter)
 
 
+def _seconds_for(task: SubtableTask) -> float | None:
+    """``task.seconds``, or less where the wall-clock ``task.until`` comes first (at most
+    zero: none left)."""
+    if task.until is None:
+        return task.seconds
+    left = task.until - time.time()
+    return left if task.seconds is None else min(task.seconds, left)
+
+
 def protect_subtable(task: SubtableTask) -> SubtableOutcome:
     """Protect one sub-table of the modular method: the optimal method within
-    ``task.seconds``, stopped within :data:`~tabsdc.suppression._modular.SUBTABLE_GAP`
-    of its bound; without a pattern by then, routing and clean-up on the sub-table alone,
-    within as long again (module level, so that it runs in worker processes and on
-    Dask)."""
-    deadline = Deadline(task.seconds, clock=task.clock)
+    ``task.seconds`` (and before ``task.until``), stopped within
+    :data:`~tabsdc.suppression._modular.SUBTABLE_GAP` of its bound; without a pattern by
+    then, routing and clean-up on the sub-table alone, within as long again (and before
+    ``task.until``). Module level, so that it runs in worker processes and on Dask."""
+    limit = _seconds_for(task)
+    if limit is not None and limit <= 0:
+        return SubtableOutcome(None, "not started", 0.0)
+    deadline = Deadline(limit, clock=task.clock)
     seconds = 0.0
     try:
         problem = suppression_problem(task.table, task.cost, prior=task.prior, q=task.q,
@@ -190,7 +204,10 @@ def protect_subtable(task: SubtableTask) -> SubtableOutcome:
             how = ("optimal" if outcome.stats.status == "optimal" else
                    "near-optimal" if outcome.stats.gap <= SUBTABLE_GAP else "feasible")
             return SubtableOutcome(outcome.pattern, how, seconds)
-        again = Deadline(task.seconds, clock=task.clock)
+        limit = _seconds_for(task)
+        if limit is not None and limit <= 0:
+            return SubtableOutcome(None, "none", seconds)
+        again = Deadline(limit, clock=task.clock)
         routed = route_and_clean(problem, MethodOptions(again), problem.attacker(again),
                                  problem.router(FlowRouter, again), problem.fixed_on,
                                  problem.reqs, ~problem.fixed_on & ~problem.fixed_off)

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
@@ -154,7 +155,9 @@ class SubtableTask:
     their levels), ``z`` (stays published: empty cells and published margins), ``s`` (may be
     hidden); ``cost`` per cell; ``seconds``, its own time limit (None: none), on ``clock``;
     ``singletons``: protect against the respondents of its single-contributor primaries too
-    (as :func:`tabsdc.suppression.suppress`)."""
+    (as :func:`tabsdc.suppression.suppress`); ``until``: the wall-clock time
+    (:func:`time.time`) at which the sub-tables' share of the time ends, for a task that
+    waits in a pool's queue (None: none)."""
 
     table: Table
     cost: np.ndarray
@@ -163,6 +166,7 @@ class SubtableTask:
     q: float | None = None
     singletons: bool = False
     clock: Callable[[], float] = perf_counter
+    until: float | None = None
 
     def fingerprint(self) -> str:
         """Hash of everything the pattern depends on: relations, values, bounds, statuses,
@@ -187,7 +191,8 @@ class SubtableOutcome:
     found (``"optimal"``; ``"near-optimal"``: within :data:`SUBTABLE_GAP` of its bound;
     ``"feasible"``: the best at its time limit; ``"routed"``: none by then, routed on its
     own cells; ``"none"``: its routing ran out of time too; ``"infeasible"``: no pattern of
-    its own cells protects it) and the seconds its optimisation took on the task's clock."""
+    its own cells protects it; ``"not started"``: its task's ``until`` had passed) and the
+    seconds its optimisation took on the task's clock."""
 
     pattern: np.ndarray | None
     how: str
@@ -358,6 +363,18 @@ def modular_pattern(
                     A[rows][:, cells], table.b[rows])
         return SubtableTask(sub, cost[cells], subtable_limit, prior, q, singletons, clock)
 
+    def limit(left: int, workers: int) -> float | None:
+        """A sub-table's time limit: ``subtable_limit``, and under a time limit at most
+        its share of the time left, the ``workers``' time over the ``left`` sub-tables of
+        this wave still to solve and those of the waves after it (every sub-table then
+        gets a pattern of its own: one not solved leaves its hidden margins immovable, and
+        the check finds most of the table's requirements failing)."""
+        cap = deadline.solver_limit(subtable_limit)
+        if not deadline.limited:
+            return cap
+        share = deadline.remaining() * workers / max(left + len(pending), 1)
+        return share if cap is None else min(cap, share)
+
     def solve_wave(keys: list[tuple[int, ...]], tasks: list[SubtableTask]
                    ) -> dict[tuple[int, ...], SubtableOutcome]:
         """Solve the distinct ones of ``tasks`` not in the cache; the outcome per key."""
@@ -369,23 +386,26 @@ def modular_pattern(
         first = [p for key, p in zip(keys, prints, strict=True) if key not in solved_once]
         reporter.tick(sum(p not in fresh for p in first))
         owners = [first.count(p) for p in order]
-        if worker_count(n_jobs, client) <= 1:
-            for number, (p, n) in enumerate(zip(order, owners, strict=True),
-                                            start=stats.solved + 1):
+        workers = worker_count(n_jobs, client)
+        if workers <= 1:
+            for index, (p, n) in enumerate(zip(order, owners, strict=True)):
                 if deadline.expired:
                     break
-                task = replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
+                task = replace(fresh[p], seconds=limit(len(order) - index, 1))
+                number = stats.solved + index + 1
                 with reporter.step(f"sub-table {number} ({task.table.n_cells:,} cells)"):
                     cache[p] = solve(task)
                 reporter.tick(n)
-        else:
-            limited = [replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
+        else:  # a task waiting for a worker starts late: it also stops at ``until``
+            until = time.time() + deadline.remaining() if deadline.limited else None
+            limited = [replace(fresh[p], seconds=limit(len(order), workers), until=until)
                        for p in order]
             with reporter.step(f"{len(limited):,} sub-tables in parallel"):
                 outcomes = parallel_map(solve, limited, n_jobs=n_jobs, client=client,
                                         on_result=lambda k: reporter.tick(owners[k]),
                                         fresh_workers=True)
-            cache.update(zip(order, outcomes, strict=True))
+            cache.update((p, outcome) for p, outcome in zip(order, outcomes, strict=True)
+                         if outcome.how != "not started")
         for p in order:
             if p in cache:
                 outcome = cache[p]
