@@ -91,6 +91,12 @@ GROWN_LARGEST = 8 * GROWN_CELLS
 #: must cost more than for the local regions to be tried first.
 MEASURED_SOLVES = 3
 LOCAL_TRIES = 4
+#: Local flows of each region size (by powers of two) solved with HiGHS's presolve and as
+#: many without before the faster way is kept for that size. Presolve pays where a
+#: region's flow is long to find (GaussSuppression's pattern of a 21,840-cell table:
+#: regions of 4,096 to 8,192 cells in an eighth of the time) and costs where the flow is
+#: found at once (the hypercube pattern of the same table: the audit twice as long).
+PRESOLVE_TRIALS = 4
 #: Radius of the relaxation that refutes a respondent's scenario before any region is
 #: grown (in a pattern that exposes cells, most scenarios fail near their cell). Four:
 #: on a 4-D table the rows within three hops of the cell, about 900 cells. A set of
@@ -694,6 +700,8 @@ class _Certificates:
         self._grown_at: tuple[int, dict[int, np.ndarray]] = (-1, {})
         # the time flows take, to choose between local regions and the whole block
         self._local_seconds, self._local_solves = 0.0, 0
+        # per region size (bit length): seconds and solves without and with presolve
+        self._by_size: dict[int, np.ndarray] = {}
         self._whole_seconds: dict[int, float] = {}
         self._whole_solves: dict[int, int] = {}
         #: per cell, its slowest whole-block flow
@@ -870,15 +878,27 @@ class _Certificates:
     def _local(self, req: Requirement, cells: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray] | None:
         """:func:`~tabsdc._flows.local_deviation` on the hidden positions ``cells``,
-        presolved (a model solved once)."""
+        presolved or not as :meth:`_presolves` chooses (a model solved once)."""
         self.n_solves += 1
+        presolve = self._presolves(len(cells))
         start = perf_counter()
         found = local_deviation(self.by_column, cells, req, self.up[cells], self.down[cells],
                                 self._weights(cells), self.deadline.solver_limit(),
-                                presolve=True)
-        self._local_seconds += perf_counter() - start
+                                presolve=presolve)
+        seconds = perf_counter() - start
+        self._local_seconds += seconds
         self._local_solves += 1
+        self._by_size[len(cells).bit_length()][:, int(presolve)] += (seconds, 1)
         return found
+
+    def _presolves(self, size: int) -> bool:
+        """Whether a local flow over ``size`` cells is presolved: in turn for the first
+        :data:`PRESOLVE_TRIALS` flows of that size each way, then the way whose flows of
+        that size took less time on average."""
+        seconds, solves = self._by_size.setdefault(size.bit_length(), np.zeros((2, 2)))
+        if solves.min() < PRESOLVE_TRIALS:
+            return bool(solves[1] < solves[0])
+        return bool(seconds[1] / solves[1] < seconds[0] / solves[0])
 
     def _model(self, block: int) -> tuple[np.ndarray, HighsModel]:
         if block not in self._models:

@@ -677,6 +677,31 @@ def test_a_cell_whose_whole_block_flows_are_slow_tries_local_regions_first():
     assert not certificates._whole_is_cheaper(block, fast)
 
 
+def test_local_flows_of_a_size_are_presolved_in_turn_then_the_faster_way_is_kept():
+    # HiGHS's presolve pays on regions whose flows are long to find and costs where they
+    # are found at once: each size (by powers of two) tries both ways in turn, then keeps
+    # the one whose flows took less time
+    _, _, certificates = small_certificates()
+    trials = insider_module.PRESOLVE_TRIALS
+    by_size = certificates._by_size
+    ways = []
+    for _ in range(2 * trials):
+        ways.append(certificates._presolves(100))
+        by_size[(100).bit_length()][:, int(ways[-1])] += (0.1 if ways[-1] else 0.3, 1)
+    assert ways == [False, True] * trials
+    assert certificates._presolves(100) and certificates._presolves(127)
+    assert not certificates._presolves(128)  # another size: tried in turn again
+    by_size[(100).bit_length()][0, 0] = 0.0  # without presolve now faster on average
+    assert not certificates._presolves(100)
+    # on a real certificate the region's size is counted on the way the flow took
+    table, hidden, certificates = small_certificates()
+    certificates.local = True
+    cell = int(np.flatnonzero(hidden & (table.cells["status"] == "u").to_numpy())[0])
+    assert certificates.prove(Requirement(cell, UP, 1.0)) is not None
+    solves = sum(counts[1].sum() for counts in certificates._by_size.values())
+    assert solves == certificates._local_solves >= 1
+
+
 def test_the_region_of_a_cells_known_flows_holds_their_cells_and_their_relations():
     table, hidden, certificates = small_certificates()
     cell = int(np.flatnonzero(hidden & (table.cells["status"] == "u").to_numpy())[0])
