@@ -363,18 +363,6 @@ def modular_pattern(
                     A[rows][:, cells], table.b[rows])
         return SubtableTask(sub, cost[cells], subtable_limit, prior, q, singletons, clock)
 
-    def limit(left: int, workers: int) -> float | None:
-        """A sub-table's time limit: ``subtable_limit``, and under a time limit at most
-        its share of the time left, the ``workers``' time over the ``left`` sub-tables of
-        this wave still to solve and those of the waves after it (every sub-table then
-        gets a pattern of its own: one not solved leaves its hidden margins immovable, and
-        the check finds most of the table's requirements failing)."""
-        cap = deadline.solver_limit(subtable_limit)
-        if not deadline.limited:
-            return cap
-        share = deadline.remaining() * workers / max(left + len(pending), 1)
-        return share if cap is None else min(cap, share)
-
     def solve_wave(keys: list[tuple[int, ...]], tasks: list[SubtableTask]
                    ) -> dict[tuple[int, ...], SubtableOutcome]:
         """Solve the distinct ones of ``tasks`` not in the cache; the outcome per key."""
@@ -386,20 +374,19 @@ def modular_pattern(
         first = [p for key, p in zip(keys, prints, strict=True) if key not in solved_once]
         reporter.tick(sum(p not in fresh for p in first))
         owners = [first.count(p) for p in order]
-        workers = worker_count(n_jobs, client)
-        if workers <= 1:
-            for index, (p, n) in enumerate(zip(order, owners, strict=True)):
+        if worker_count(n_jobs, client) <= 1:
+            for number, (p, n) in enumerate(zip(order, owners, strict=True),
+                                            start=stats.solved + 1):
                 if deadline.expired:
                     break
-                task = replace(fresh[p], seconds=limit(len(order) - index, 1))
-                number = stats.solved + index + 1
+                task = replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
                 with reporter.step(f"sub-table {number} ({task.table.n_cells:,} cells)"):
                     cache[p] = solve(task)
                 reporter.tick(n)
         else:  # a task waiting for a worker starts late: it also stops at ``until``
             until = time.time() + deadline.remaining() if deadline.limited else None
-            limited = [replace(fresh[p], seconds=limit(len(order), workers), until=until)
-                       for p in order]
+            limited = [replace(fresh[p], seconds=deadline.solver_limit(subtable_limit),
+                               until=until) for p in order]
             with reporter.step(f"{len(limited):,} sub-tables in parallel"):
                 outcomes = parallel_map(solve, limited, n_jobs=n_jobs, client=client,
                                         on_result=lambda k: reporter.tick(owners[k]),

@@ -116,26 +116,6 @@ def test_each_subtable_keeps_its_own_time_limit_on_a_deterministic_clock():
     assert result.passed
 
 
-def test_under_a_time_limit_each_subtable_gets_its_share_and_every_wave_is_reached():
-    """A 6 s limit on a clock that moves 0.1 s at every reading: the first sub-table no
-    longer takes the whole of it (with its own 10 s it did, and the others went
-    unsolved); each gets its share of the time left, and every wave is reached."""
-    table = hierarchical_survey(3)
-    _, unlimited = modular_pattern(table, table.values, levels(table), protect_subtable)
-    ticks = iter(range(10**9))
-    clock = lambda: 0.1 * next(ticks)  # noqa: E731
-    given = []
-
-    def solve(task: SubtableTask) -> SubtableOutcome:
-        given.append(task.seconds)
-        return protect_subtable(task)
-
-    _, stats = modular_pattern(table, table.values, levels(table), solve, subtable_limit=10.0,
-                               deadline=Deadline(6.0, clock=clock), clock=clock)
-    assert stats.waves == unlimited.waves and stats.solved == len(given) >= 3
-    assert sum(given) <= 6.0 and given[0] < 6.0 / 2
-
-
 def test_a_subtable_whose_wall_clock_end_has_passed_is_not_started():
     """A task that waited in a pool's queue past the sub-tables' share (``until``) returns
     at once without a pattern; the wave leaves it unsolved, as a sequential run would."""
