@@ -806,18 +806,18 @@ class _Certificates:
         to 50 ms."""
         near = neighbourhood(self.by_column, self.by_row, p, self.hops)
         yield near
-        tried, carried, size = len(near), self._carried(cell), GROWN_CELLS
-        while True:
-            grown = size <= GROWN_LARGEST and size < self.sizes[block]
-            if tried < len(carried) < self.sizes[block] and not (grown and size < len(carried)):
-                tried = len(carried)
+        tried, carried = len(near), self._carried(cell)
+        carried_due = tried < len(carried) < self.sizes[block]
+        size = GROWN_CELLS
+        while size <= GROWN_LARGEST and size < self.sizes[block]:
+            if carried_due and len(carried) <= size:
+                carried_due, tried = False, len(carried)
                 yield carried
-            elif not grown:
-                return
-            else:
-                if size > tried:
-                    yield self._grown(p, size)
-                size *= 2
+            if size > tried:
+                yield self._grown(p, size)
+            size *= 2
+        if carried_due:
+            yield carried
 
     def _grown(self, cell: int, size: int) -> np.ndarray:
         """:meth:`~tabsdc.audit._block.Block.grown` from ``cell``, kept while the scenarios
@@ -913,7 +913,8 @@ class _Certificates:
         """The weights of the hidden positions ``cells`` in a certificate's flow: the
         respondents' cells only (:meth:`~tabsdc._respondents.Insiders.weights`). A
         certificate need not be small, only avoid them; with no cost elsewhere HiGHS's
-        presolve removes much of a region's model (:meth:`_local`) and the dual simplex
+        presolve removes much of a region's model (where :meth:`_presolves` chooses it)
+        and the dual simplex
         stops at the first flow moving the fewest of them (on GaussSuppression's pattern
         of a 21,840-cell table, regions of 4,096 to 8,192 cells: a third of the time of
         unit weights). The block's kept model is not presolved: presolving its 38,000
