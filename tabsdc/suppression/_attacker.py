@@ -227,10 +227,13 @@ class Attacker:
         self, req: Requirement,
         route: Callable[[Requirement], np.ndarray | None] | None = None,
         known: list[np.ndarray] | None = None,
+        *,
+        whole_pattern: bool = False,
     ) -> tuple[list[np.ndarray] | None, Requirement | None]:
         """Certificates proving ``req`` against the outside intruder and every respondent
-        of :attr:`insiders` (:func:`tabsdc.audit.insider_proofs`; local ones only on large
-        tables): their cells, one array each, or None and the scenario that has none.
+        of :attr:`insiders` (:func:`tabsdc.audit.insider_proofs`; on large tables local
+        ones only, unless ``whole_pattern``): their cells, one array each, or None and the
+        scenario that has none.
 
         ``known``: certificates of ``req`` still valid (every cell they move hidden); without
         them, the witnesses of :meth:`add_witnesses` that meet ``req``. Only the respondents
@@ -240,7 +243,7 @@ class Attacker:
         the pattern (and this attacker's, :meth:`set_pattern`) and returns the cells of
         the flow it routed, or None."""
         def prove(scenario: Requirement) -> np.ndarray | None:
-            found = self.certificate(scenario, local_only=True)
+            found = self.certificate(scenario, local_only=not whole_pattern)
             return found if found is not None or route is None else route(scenario)
 
         known = list(known or [])

@@ -6,10 +6,12 @@ primary by its level, against the outside intruder and every respondent of a
 single-contributor primary, prove the requirement). The requirements are cut into
 chunks and the chunks run through :func:`tabsdc._parallel.parallel_map`, so the answer is the
 same with one process, several, or a Dask cluster. On tables above
-:data:`~tabsdc.suppression._attacker.LOCAL_ABOVE` cells only local attacks are tried: a
-requirement without a local certificate is reported as failing, which at worst makes the
-caller route it again (routing a requirement that holds adds no cell it does not need to
-carry the flow).
+:data:`~tabsdc.suppression._attacker.LOCAL_ABOVE` cells a local attack is tried first and the
+whole pattern's only when none exists: a requirement reported as failing is routed again,
+and a route adds cells even when the requirement holds through cells hidden far away (on
+``4d_5k`` no requirement of the modular method's sub-tables had a local certificate; over
+the whole pattern 2,019 of its 2,118 did). Once the attacker's deadline has expired, the
+requirements not yet checked count as failing.
 
 Examples
 --------
@@ -26,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -33,7 +36,7 @@ import numpy as np
 
 from tabsdc._flows import Requirement
 from tabsdc._parallel import parallel_map, resolve_jobs
-from tabsdc._progress import ProgressReporter
+from tabsdc._progress import Deadline, ProgressReporter
 from tabsdc.suppression._attacker import Attacker
 
 #: Requirements per task when the work is spread (enough to hide the cost of shipping the
@@ -53,7 +56,8 @@ def failing_requirements(
 ) -> list[Requirement]:
     """The requirements ``pattern`` does not provably meet (in the order of ``reqs``);
     ``chunk`` requirements per parallel task. Once the attacker's deadline has expired (or a
-    Ctrl-C has stopped the search) the requirements not yet checked count as failing."""
+    Ctrl-C has stopped the search) the requirements not yet checked count as failing (in
+    every process: a task started late gets what is left on the wall clock)."""
     pattern = np.asarray(pattern, dtype=bool)
     jobs = resolve_jobs(n_jobs)
     parallel = client is not None or jobs > 1
@@ -63,9 +67,11 @@ def failing_requirements(
     if not parallel:
         verdicts = [_holds(attacker, pattern, chunks[0] if chunks else [], reporter)]
     else:
-        tasks = [(attacker.A, attacker.L, attacker.U, attacker.insiders, pattern, chunk)
+        limit = attacker.deadline
+        until = time.time() + limit.remaining() if limit.limited else None
+        tasks = [(attacker.A, attacker.L, attacker.U, attacker.insiders, pattern, chunk, until)
                  for chunk in chunks]
-        verdicts = parallel_map(_check_chunk, tasks, n_jobs=jobs, client=client)
+        verdicts = parallel_map(check_chunk, tasks, n_jobs=jobs, client=client)
     holds = [ok for chunk in verdicts for ok in chunk]
     reporter.finish(len(reqs), f"{holds.count(False):,} fail")
     return [req for req, ok in zip(reqs, holds, strict=True) if not ok]
@@ -80,11 +86,15 @@ def _holds(attacker: Attacker, pattern: np.ndarray, reqs: Sequence[Requirement],
             return out + [False] * (len(reqs) - done)
         if reporter is not None:
             reporter.update(done)
-        out.append(attacker.proof(req)[0] is not None)
+        out.append(attacker.proof(req, whole_pattern=True)[0] is not None)
     return out
 
 
-def _check_chunk(task: tuple) -> list[bool]:
-    """One task of :func:`failing_requirements` (module level, so that it pickles)."""
-    A, down, up, insiders, pattern, reqs = task
-    return _holds(Attacker(A, down, up, insiders=insiders), pattern, reqs)
+def check_chunk(task: tuple) -> list[bool]:
+    """One task of :func:`failing_requirements` (module level, so that it pickles):
+    ``until`` is the wall-clock end of the check (None: no limit)."""
+    A, down, up, insiders, pattern, reqs, until = task
+    left = None if until is None else until - time.time()
+    if left is not None and left <= 0:
+        return [False] * len(reqs)
+    return _holds(Attacker(A, down, up, Deadline(left), insiders=insiders), pattern, reqs)

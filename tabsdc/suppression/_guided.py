@@ -49,7 +49,12 @@ import numpy as np
 from tabsdc._flows import Requirement
 from tabsdc._progress import Deadline
 from tabsdc.suppression._attacker import Attacker
-from tabsdc.suppression._heuristic import FlowRouter, clean_up, heuristic_pattern
+from tabsdc.suppression._heuristic import (
+    WHOLE_TABLE_SECONDS,
+    FlowRouter,
+    clean_up,
+    heuristic_pattern,
+)
 from tabsdc.suppression._witness_proofs import Witnesses
 
 #: Share of a cell's cost a route pays for it however much the relaxation hides it (so that
@@ -64,11 +69,6 @@ RUIN_SHARE = RUIN_SHARES[0]
 #: 567 in 65 s on ``4d_5k``, 2,203 in 105-124 s on ``4d_20k``: the whole routing's time,
 #: the requirements with a witness included; ``docs/performance.md``).
 ROUTED_PER_SECOND = 15.0
-#: Seconds a whole table's flow may take before :class:`RestoringRouter` hides a witness
-#: again instead, the flow cut there (on ``4d_20k`` they took 1.6-25 s each; restoring a
-#: hypercube keeps its costly corners, so it is for tables where the LP is slow:
-#: ``docs/performance.md``).
-WHOLE_TABLE_SECONDS = 2.0
 
 
 def ruined(pattern: np.ndarray, cost: np.ndarray, removable: np.ndarray,

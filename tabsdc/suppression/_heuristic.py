@@ -62,6 +62,12 @@ SKIP_BELOW = 0.5
 #: 11,720 requirements for two minutes (``docs/performance.md``).
 ABANDON_AFTER = 0.25
 ABANDON_FACTOR = 6.0
+#: Seconds a whole table's flow may take where a faster way exists: the router's
+#: ``whole_table_until`` stops taking the whole table's flow first once one has taken
+#: longer, and the guided method's :class:`~tabsdc.suppression._guided.RestoringRouter`
+#: hides a witness again instead (on ``4d_5k`` they take 0.2-0.5 s, on ``4d_20k`` 1.6-25 s:
+#: ``docs/performance.md``).
+WHOLE_TABLE_SECONDS = 2.0
 
 
 class FlowRouter:
@@ -78,11 +84,22 @@ class FlowRouter:
     requirements and a sixth for the rest: within those, a route takes 0.02-0.2 s, the
     whole table's LP 1.4 s.) A radius that rarely holds a flow is skipped (see
     :data:`SKIP_BELOW`).
+
+    ``whole_table_until``: until that deadline expires, every requirement is routed over the
+    whole table's LP at once (each within :data:`WHOLE_TABLE_SECONDS`; once one takes
+    longer, locally first again for good), then locally first as above. A local flow is
+    the cheapest within its neighbourhood, not through the cells hidden anywhere in the
+    table: from a pattern that already holds most of the structure (the modular method's
+    sub-tables), routing the 99 requirements they leave failing on ``4d_5k`` locally added
+    7.8 million (cost = value), over the whole table 1.4 million, in 37 s instead of 5 s
+    (``docs/performance.md``).
     """
 
     def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
-                 deadline: Deadline | None = None, hops: int = 3):
+                 deadline: Deadline | None = None, hops: int = 3, *,
+                 whole_table_until: Deadline | None = None):
         self.deadline = deadline or Deadline(None)
+        self.whole_table_until = whole_table_until
         self.hops = hops
         self.by_row = sp.csr_array(A)
         self.by_column = sp.csc_array(A)
@@ -107,6 +124,15 @@ class FlowRouter:
         if self.deadline.expired:
             return None
         w = _route_weights(req, cost, suppressed)
+        if self.whole_table_until is not None and not self.whole_table_until.expired:
+            clock = self.deadline.clock
+            started = clock()
+            carries = self.route_whole(req, cost, suppressed, w, seconds=min(
+                self.whole_table_until.remaining(), WHOLE_TABLE_SECONDS))
+            if carries is None or clock() - started > WHOLE_TABLE_SECONDS:
+                self.whole_table_until = None  # too slow here: the neighbourhoods first
+            if carries is not None or self.deadline.expired:
+                return carries
         if self.local:
             cells = np.zeros(0, dtype=np.int64)
             for extra in range(WIDER_HOPS + 1):

@@ -65,6 +65,17 @@ from tabsdc.suppression._problem import (
 
 #: Share of the time limit the modular method gives its sub-tables (the rest: the repair).
 MODULAR_SHARE = 0.6
+#: Share of the time the modular method's sub-tables leave that its check of every
+#: requirement over the whole pattern gets under a time limit (the requirements not checked
+#: by then are routed).
+CHECK_SHARE = 0.5
+#: Share of a routing's time (the guided method's; the modular method's, of what its check
+#: leaves) in which each requirement takes the whole table's flow first
+#: (:class:`~tabsdc.suppression._heuristic.FlowRouter`'s ``whole_table_until``; all of it
+#: without a time limit), the neighbourhoods' after it. On ``4d_5k`` (cost = value, 120 s)
+#: half the guided method's routing so gave 10.2 million where the neighbourhoods' alone
+#: gave 12.5 (``docs/performance.md``).
+WHOLE_TABLE_SHARE = 0.5
 #: Share of the time left after the hypercube pattern the guided method gives its routing
 #: and clean-up (the rest: the neighbourhood search). A routed pattern is worth far more
 #: than the search's time: on ``4d_5k`` (cost = value, 120 s) the search from the
@@ -106,7 +117,8 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     (as many as its witnesses say the routing has time for:
     :func:`~tabsdc.suppression._guided.ruin_within`; from nothing on a table without
     dimensions), every requirement routed at costs lowered by the lower bound's LP
-    relaxation and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`; the
+    relaxation (the whole table's flows first for ``WHOLE_TABLE_SHARE`` of the routing's
+    time) and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`; the
     hypercubes still hidden prove their requirements without a flow) within
     ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
     region (:func:`~tabsdc.suppression._neighbourhood.improve_pattern`) in the rest of the
@@ -136,8 +148,10 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
                      "most expensive secondaries published again"
                      + (f" ({ruin.unmet:,} requirements left without a witness)"
                         if ruin.unmet is not None else ""))
-        router = RestoringRouter(problem.router(FlowRouter, routing), attacker.witnesses,
-                                 problem.fixed_on if kept is None else kept)
+        router = RestoringRouter(
+            problem.router(FlowRouter, routing,
+                           whole_table_until=routing.share(WHOLE_TABLE_SHARE)),
+            attacker.witnesses, problem.fixed_on if kept is None else kept)
         routed = guided_pattern(problem.reqs, attacker, router,
                                 problem.cost, bound.relaxation, ruin.start, removable,
                                 problem.labels, progress, routing, abandon=kept is not None)
@@ -222,8 +236,9 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
     """The sub-tables protected wave by wave by the optimal method within ``MODULAR_SHARE``
     of the time (each at most ``options.subtable_limit`` seconds,
     :func:`~tabsdc.suppression._modular.modular_pattern`), then every requirement checked on
-    the whole table and the failing ones routed; the clean-up publishes again the routed
-    cells those requirements do not need
+    the whole table and the failing ones routed over the whole table's flows (under a time
+    limit: ``CHECK_SHARE`` and ``WHOLE_TABLE_SHARE``); the clean-up publishes again the
+    routed cells those requirements do not need
     (:func:`~tabsdc.suppression._modular.publish_unneeded`). The sub-tables and the check
     use every process; the lower bound is computed beside the routing and the clean-up,
     which use one."""
@@ -237,12 +252,15 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
         q=options.q, singletons=problem.insiders is not None, deadline=phase,
         progress=options.progress, n_jobs=options.n_jobs, client=options.client,
         clock=deadline.clock)
-    failing = failing_requirements(attacker, problem.reqs, start, n_jobs=options.n_jobs,
+    failing = failing_requirements(problem.attacker(deadline.share(CHECK_SHARE)),
+                                   problem.reqs, start, n_jobs=options.n_jobs,
                                    client=options.client, progress=options.progress)
     with certified_bound_alongside(problem, options) as bound:
+        router = problem.router(FlowRouter, deadline,
+                                whole_table_until=deadline.share(WHOLE_TABLE_SHARE))
         routed, _, complete = heuristic_pattern(
-            failing, attacker, problem.router(FlowRouter, deadline), problem.cost, start,
-            problem.labels, options.progress, deadline)
+            failing, attacker, router, problem.cost, start, problem.labels,
+            options.progress, deadline)
         if not complete:
             return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
                                                   attacker_solves=attacker.n_solves),

@@ -77,12 +77,12 @@ class SuppressionProblem:
                         insiders=self.insiders)
 
     def router(self, kind: type = FlowRouter, deadline: Deadline | None = None, *,
-               extra_hops: int = 0) -> Any:
+               extra_hops: int = 0, **options: Any) -> Any:
         """The least-cost flow router (``kind``: :class:`FlowRouter` or
-        :class:`~tabsdc.suppression._network.NetworkRouter`) over the cells that may be
-        suppressed."""
+        :class:`~tabsdc.suppression._network.NetworkRouter`, given ``options``) over the
+        cells that may be suppressed."""
         return kind(self.table.A, self.down, self.up, ~self.fixed_off, deadline,
-                    self.hops + extra_hops)
+                    self.hops + extra_hops, **options)
 
 
 @dataclass(frozen=True)

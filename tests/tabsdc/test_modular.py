@@ -249,3 +249,34 @@ def test_publish_unneeded_keeps_every_primary_protected_and_publishes_cells(seed
     assert pattern[problem.fixed_on].all()
     assert (removable & ~pattern).sum() >= removable.sum() / 3
     assert protected_against_linprog(table, pattern)
+
+
+def test_the_check_proves_a_requirement_over_the_whole_pattern_when_no_local_attack_does(
+        monkeypatch):
+    """Large-table mode on a 3 x 3 table with neighbourhoods of one relation: the primary's
+    protecting rectangle lies two relations away, so no local attack proves it; the check
+    proves it over the whole pattern (it was reported failing, and routed again, when only
+    local attacks were tried), and fails it once a corner is published."""
+    import tabsdc.suppression._attacker as attacker_module
+    from tabsdc.suppression._attacker import Attacker, Requirement
+    from tabsdc.suppression._checks import check_chunk, failing_requirements
+    from tests.tabsdc.test_suppression_guided import three_by_three
+
+    table = three_by_three()
+    monkeypatch.setattr(attacker_module, "LOCAL_ABOVE", 0)
+    down, up = table.values.copy(), table.values.copy()
+    attacker = Attacker(table.A, down, up, hops=1)
+    corners = [table.cells.index.get_loc(key)
+               for key in [("1", "1"), ("1", "2"), ("2", "1"), ("2", "2")]]
+    pattern = np.zeros(table.n_cells, dtype=bool)
+    pattern[corners] = True
+    req = Requirement(corners[0], 1, 2.0)
+    assert attacker.proof(req)[0] is None  # no local certificate
+    assert failing_requirements(attacker, [req], pattern) == []
+    pattern[corners[3]] = False
+    assert failing_requirements(attacker, [req], pattern) == [req]
+    # a parallel task started after the check's wall-clock end checks nothing
+    pattern[corners[3]] = True
+    task = (table.A, down, up, None, pattern, [req], time.time() - 1.0)
+    assert check_chunk(task) == [False]
+    assert check_chunk(task[:-1] + (None,)) == [True]

@@ -284,16 +284,18 @@ def test_a_table_without_primaries_needs_no_suppression(method):
     assert not result.suppressed.any() and result.audit.protected
 
 
+@pytest.mark.parametrize("method", ["heuristic", "guided", "modular"])
 @settings(max_examples=examples(6, 15), deadline=None)
-@given(random_tables())
-def test_local_routing_gives_audit_clean_patterns(table):
-    """Force local routing and local certificates (large-table mode) on small tables."""
+@given(table=random_tables())
+def test_local_routing_gives_audit_clean_patterns(method, table):
+    """Force local routing and local certificates (large-table mode) on small tables (the
+    guided and modular methods: the whole table's flows first, then the neighbourhoods)."""
     import tabsdc.suppression._attacker as attacker
 
     default = attacker.LOCAL_ABOVE
     attacker.LOCAL_ABOVE = 0
     try:
-        result = suppress(table, "heuristic")
+        result = suppress(table, method)
     finally:
         attacker.LOCAL_ABOVE = default
     assert result.audit.protected

@@ -220,3 +220,33 @@ def test_a_routing_that_will_not_finish_in_its_time_is_abandoned_when_allowed():
         assert len(certificates) == (0 if abandon else len(problem.reqs))
         assert any(line.startswith("routing: 0 of") and "abandoned: at 0/s" in line
                    for line in lines) is abandon
+
+
+def test_the_router_takes_the_whole_tables_flow_first_until_its_deadline(monkeypatch):
+    # the 3 x 3 table above, routed locally (hops = 1): while ``whole_table_until`` has not
+    # expired every route is the whole table's LP and no neighbourhood is tried; once it
+    # has, the neighbourhoods come first again and give the same rectangle
+    table = three_by_three()
+    down, up = capacities(table)
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)
+    now = [0.0]
+    until = Deadline(10.0, clock=lambda: now[0])
+    router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool),
+                                  hops=1, whole_table_until=until)
+    local = heuristic.local_flow
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return local(*args, **kwargs)
+
+    monkeypatch.setattr(heuristic, "local_flow", counted)
+    cell = table.cells.index.get_loc(("1", "1"))
+    none = np.zeros(table.n_cells, dtype=bool)
+    first = router.route(Requirement(cell, 1, 2.0), np.abs(table.values), none)
+    assert calls == [] and router.tried.sum() == 0
+    now[0] = 100.0
+    again = router.route(Requirement(cell, 1, 2.0), np.abs(table.values), none)
+    assert len(calls) == 2  # one relation (no flow), then two
+    assert np.flatnonzero(first).tolist() == np.flatnonzero(again).tolist()
+    assert first.sum() == 4 and not table.total_cells[first].any()
