@@ -144,6 +144,12 @@ class RestoringRouter:
         self.router, self.witnesses, self.before = router, witnesses, before
         self.slowest = 0.0  # seconds of the slowest whole table's flow so far
 
+    @property
+    def whole_first(self) -> bool:
+        """Whether the next route takes the whole table's flow first
+        (:attr:`FlowRouter.whole_first`)."""
+        return self.router.whole_first
+
     def route(self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
               ) -> np.ndarray | None:
         """The cells to hide for ``req`` (None: no flow, or the deadline expired)."""

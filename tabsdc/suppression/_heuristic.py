@@ -124,7 +124,7 @@ class FlowRouter:
         if self.deadline.expired:
             return None
         w = _route_weights(req, cost, suppressed)
-        if self.whole_table_until is not None and not self.whole_table_until.expired:
+        if self.whole_first:
             clock = self.deadline.clock
             started = clock()
             carries = self.route_whole(req, cost, suppressed, w, seconds=min(
@@ -156,6 +156,12 @@ class FlowRouter:
             if not whole_table:
                 return None
         return self.route_whole(req, cost, suppressed, w)
+
+    @property
+    def whole_first(self) -> bool:
+        """Whether the next route takes the whole table's flow first (``whole_table_until``
+        has not expired, and no such flow has been too slow)."""
+        return self.whole_table_until is not None and not self.whole_table_until.expired
 
     def _rarely_holds(self, extra: int) -> bool:
         """The radius ``hops + extra`` has held a flow in fewer than :data:`SKIP_BELOW` of
@@ -221,13 +227,17 @@ def heuristic_pattern(
         attacker.set_pattern(suppressed)
         return np.flatnonzero(carries)
 
+    judged_from = (0, 0.0)  # the rate is judged from the end of the whole table's flows
     for done, k in enumerate(order):
         if deadline is not None and deadline.expired:
             reporter.finish(done, deadline.why)
             return suppressed, certificates, False
-        if abandon and deadline is not None and (why := hopeless(done, len(order), deadline)):
-            reporter.finish(done, why)
-            return suppressed, certificates, False
+        if abandon and deadline is not None:
+            if router.whole_first:
+                judged_from = (done, deadline.elapsed())
+            elif why := hopeless(done, len(order), deadline, since=judged_from):
+                reporter.finish(done, why)
+                return suppressed, certificates, False
         reporter.update(done, f"{int(suppressed.sum()):,} cells suppressed")
         # (on large tables certificates are sought locally: routing makes sure)
         proof, failed = attacker.proof(reqs[k], route)
@@ -241,9 +251,13 @@ def heuristic_pattern(
     return suppressed, certificates, True
 
 
-def hopeless(done: int, total: int, deadline: Deadline) -> str | None:
+def hopeless(done: int, total: int, deadline: Deadline,
+             since: tuple[int, float] = (0, 0.0)) -> str | None:
     """Why a routing that has routed ``done`` of ``total`` requirements within
-    ``deadline`` will not finish in it (see :data:`ABANDON_FACTOR`), or None.
+    ``deadline`` will not finish in it (see :data:`ABANDON_FACTOR`), or None. ``since``:
+    the requirements done and the seconds elapsed when the rate began to count (the end of
+    the whole table's flows first, which are slower: :class:`FlowRouter`), and
+    :data:`ABANDON_AFTER` counts from then too.
 
     Examples
     --------
@@ -251,13 +265,16 @@ def hopeless(done: int, total: int, deadline: Deadline) -> str | None:
     >>> clock = iter([0.0, 30.0, 30.0, 30.0]).__next__
     >>> hopeless(250, 11_720, Deadline(120.0, clock=clock))
     'abandoned: at 8.33/s, 11,470 requirements left would take 22 min 56 s (1 min 30 s left)'
+    >>> clock = iter([0.0, 30.0, 30.0, 30.0]).__next__
+    >>> hopeless(250, 11_720, Deadline(120.0, clock=clock), since=(100, 20.0)) is None
+    True
     """
     if not deadline.limited:
         return None
-    elapsed, left = deadline.elapsed(), deadline.remaining()
+    elapsed, left = deadline.elapsed() - since[1], deadline.remaining()
     if elapsed < ABANDON_AFTER * deadline.seconds:
         return None
-    rate = done / elapsed if elapsed > 0 else 0.0
+    rate = (done - since[0]) / elapsed if elapsed > 0 else 0.0
     need = (total - done) / rate if rate > 0 else math.inf
     if need <= ABANDON_FACTOR * left:
         return None

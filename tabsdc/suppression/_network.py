@@ -77,6 +77,10 @@ class NetworkRouter:
         self.graph.add_edges_from(arcs)
         self._weight = np.zeros(len(self.tail), dtype=np.int64)
 
+    #: Every flow is the whole network's (the router interface's
+    #: :attr:`~tabsdc.suppression._heuristic.FlowRouter.whole_first`: no slower phase).
+    whole_first = False
+
     def route(
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
     ) -> np.ndarray | None:
