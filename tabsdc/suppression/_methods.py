@@ -72,9 +72,10 @@ CHECK_SHARE = 0.5
 #: Share of a routing's time (the guided method's; the modular method's, of what its check
 #: leaves) in which each requirement takes the whole table's flow first
 #: (:class:`~tabsdc.suppression._heuristic.FlowRouter`'s ``whole_table_until``; all of it
-#: without a time limit), the neighbourhoods' after it. On ``4d_5k`` (cost = value, 120 s)
-#: half the guided method's routing so gave 10.2 million where the neighbourhoods' alone
-#: gave 12.5 (``docs/performance.md``).
+#: without a time limit), the neighbourhoods' after it. On ``4d_5k`` (120 s) half the
+#: guided method's routing so gave 10.1-10.2 million where the neighbourhoods' alone gave
+#: 12.5 at cost = value, but 1,983-1,994 against 1,884 at cost = count: the guided method
+#: takes them only where the costs differ (``docs/performance.md``).
 WHOLE_TABLE_SHARE = 0.5
 #: Share of the time left after the hypercube pattern the guided method gives its routing
 #: and clean-up (the rest: the neighbourhood search). A routed pattern is worth far more
@@ -118,8 +119,9 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
     :func:`~tabsdc.suppression._guided.ruin_within`; from nothing on a table without
     dimensions), every requirement routed at costs lowered by the lower bound's LP
     relaxation (the whole table's flows first for ``WHOLE_TABLE_SHARE`` of the routing's
-    time) and the clean-up (:func:`~tabsdc.suppression._guided.guided_pattern`; the
-    hypercubes still hidden prove their requirements without a flow) within
+    time, unless every cell costs the same) and the clean-up
+    (:func:`~tabsdc.suppression._guided.guided_pattern`; the hypercubes still hidden prove
+    their requirements without a flow) within
     ``ROUTING_SHARE`` of the time left; the cheaper of the two patterns, improved region by
     region (:func:`~tabsdc.suppression._neighbourhood.improve_pattern`) in the rest of the
     time (without a time limit: ``REGIONS_WITHOUT_LIMIT`` regions at most, so that the
@@ -148,9 +150,11 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
                      "most expensive secondaries published again"
                      + (f" ({ruin.unmet:,} requirements left without a witness)"
                         if ruin.unmet is not None else ""))
+        spread = problem.cost[removable]
         router = RestoringRouter(
-            problem.router(FlowRouter, routing,
-                           whole_table_until=routing.share(WHOLE_TABLE_SHARE)),
+            problem.router(FlowRouter, routing, whole_table_until=None
+                           if len(spread) == 0 or spread.min() == spread.max()
+                           else routing.share(WHOLE_TABLE_SHARE)),
             attacker.witnesses, problem.fixed_on if kept is None else kept)
         routed = guided_pattern(problem.reqs, attacker, router,
                                 problem.cost, bound.relaxation, ruin.start, removable,

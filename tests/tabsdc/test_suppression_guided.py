@@ -255,3 +255,24 @@ def test_the_router_takes_the_whole_tables_flow_first_until_its_deadline(monkeyp
     assert len(calls) == 2  # one relation (no flow), then two
     assert np.flatnonzero(first).tolist() == np.flatnonzero(again).tolist()
     assert first.sum() == 4 and not table.total_cells[first].any()
+
+
+def test_the_guided_method_takes_the_whole_tables_flows_first_only_where_costs_differ(
+        monkeypatch):
+    # cost = count: every route a neighbourhood's first (on 4d_5k the whole table's first
+    # cost 5 % more there); cost = value: the whole table's first
+    import tabsdc.suppression._methods as methods
+
+    seen = []
+
+    class Recorded(heuristic.FlowRouter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            seen.append(self.whole_table_until)
+
+    monkeypatch.setattr(methods, "FlowRouter", Recorded)
+    _, _, table = survey(3, 2, 25)
+    for cost in ("count", "value"):
+        seen.clear()
+        assert suppress(table, "guided", cost=cost).audit.protected
+        assert len(seen) == 1 and (seen[0] is None) is (cost == "count")
