@@ -150,11 +150,11 @@ def guided_method(problem: SuppressionProblem, options: MethodOptions) -> Method
                      "most expensive secondaries published again"
                      + (f" ({ruin.unmet:,} requirements left without a witness)"
                         if ruin.unmet is not None else ""))
-        spread = problem.cost[removable]
+        costs = problem.cost[removable]
+        costs_differ = len(costs) > 0 and costs.min() < costs.max()
         router = RestoringRouter(
-            problem.router(FlowRouter, routing, whole_table_until=None
-                           if len(spread) == 0 or spread.min() == spread.max()
-                           else routing.share(WHOLE_TABLE_SHARE)),
+            problem.router(FlowRouter, routing, whole_table_until=routing.share(
+                WHOLE_TABLE_SHARE) if costs_differ else None),
             attacker.witnesses, problem.fixed_on if kept is None else kept)
         routed = guided_pattern(problem.reqs, attacker, router,
                                 problem.cost, bound.relaxation, ruin.start, removable,

@@ -52,6 +52,10 @@ def arc_orientation(A: sp.sparray) -> tuple[np.ndarray, np.ndarray]:
 class NetworkRouter:
     """Least-cost protecting flows on the table's network (see module docstring)."""
 
+    #: Every flow is the whole network's (the router interface's
+    #: :attr:`~tabsdc.suppression._heuristic.FlowRouter.whole_first`: no slower phase).
+    whole_first = False
+
     def __init__(self, A: sp.sparray, down: np.ndarray, up: np.ndarray, movable: np.ndarray,
                  deadline: object = None, hops: int = 3):
         """``deadline`` and ``hops`` are accepted for the router interface (each network
@@ -76,10 +80,6 @@ class NetworkRouter:
         self.graph.add_nodes_from(range(A.shape[0]), demand=0)
         self.graph.add_edges_from(arcs)
         self._weight = np.zeros(len(self.tail), dtype=np.int64)
-
-    #: Every flow is the whole network's (the router interface's
-    #: :attr:`~tabsdc.suppression._heuristic.FlowRouter.whole_first`: no slower phase).
-    whole_first = False
 
     def route(
         self, req: Requirement, cost: np.ndarray, suppressed: np.ndarray
