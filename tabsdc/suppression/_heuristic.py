@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 import tabsdc.suppression._attacker as attacker_module
 from tabsdc._errors import InputError
-from tabsdc._flows import Requirement, flow_model, local_flow, solve_flow
+from tabsdc._flows import Requirement, flow_and_status, flow_model, local_flow
 from tabsdc._network import neighbourhood
 from tabsdc._progress import Deadline, ProgressReporter, format_seconds
 from tabsdc._respondents import Insiders
@@ -85,9 +85,10 @@ class FlowRouter:
     whole table's LP 1.4 s.) A radius that rarely holds a flow is skipped (see
     :data:`SKIP_BELOW`).
 
-    ``whole_table_until``: until that deadline expires, every requirement is routed over the
-    whole table's LP at once (each within :data:`WHOLE_TABLE_SECONDS`; once one takes
-    longer, locally first again for good), then locally first as above. A local flow is
+    ``whole_table_until``: on a table routed locally, until that deadline expires, every
+    requirement is routed over the whole table's LP at once (each within
+    :data:`WHOLE_TABLE_SECONDS`, a flow not proven the cheapest by then not taken; once one
+    takes longer, locally first again for good), then locally first as above. A local flow is
     the cheapest within its neighbourhood, not through the cells hidden anywhere in the
     table: from a pattern that already holds most of the structure (the modular method's
     sub-tables), routing the 99 requirements they leave failing on ``4d_5k`` locally added
@@ -159,9 +160,10 @@ class FlowRouter:
 
     @property
     def whole_first(self) -> bool:
-        """Whether the next route takes the whole table's flow first (``whole_table_until``
-        has not expired, and no such flow has been too slow)."""
-        return self.whole_table_until is not None and not self.whole_table_until.expired
+        """Whether the next route takes the whole table's flow first: a table routed
+        locally, ``whole_table_until`` not expired, and no such flow too slow yet."""
+        return (self.local and self.whole_table_until is not None
+                and not self.whole_table_until.expired)
 
     def _rarely_holds(self, extra: int) -> bool:
         """The radius ``hops + extra`` has held a flow in fewer than :data:`SKIP_BELOW` of
@@ -173,15 +175,18 @@ class FlowRouter:
                     w: np.ndarray | None = None, *, seconds: float | None = None
                     ) -> np.ndarray | None:
         """:meth:`route` over the whole table's LP alone (``w``: the route's weights when
-        the caller has them; ``seconds``: at most that long, None when not solved by
-        then)."""
+        the caller has them; ``seconds``: at most that long, None when not solved to
+        optimality by then, so that the route does not depend on the machine's speed)."""
         w = _route_weights(req, cost, suppressed) if w is None else w
         i = req.cell
         fixed = np.asarray(req.fixed, dtype=np.int64)
-        moved = solve_flow(self.model, req, i, w, restore=(self.up[i], self.down[i]),
-                           time_limit=self.deadline.solver_limit(seconds),
-                           fixed=(fixed, self.up[fixed], self.down[fixed]))
-        return None if moved is None else moved != 0
+        moved, status = flow_and_status(
+            self.model, req, i, w, restore=(self.up[i], self.down[i]),
+            time_limit=self.deadline.solver_limit(seconds),
+            fixed=(fixed, self.up[fixed], self.down[fixed]))
+        if moved is None or (seconds is not None and status != "optimal"):
+            return None
+        return moved != 0
 
 
 def _route_weights(req: Requirement, cost: np.ndarray, suppressed: np.ndarray) -> np.ndarray:

@@ -94,7 +94,7 @@ def test_the_router_widens_its_neighbourhood_before_the_whole_table(monkeypatch)
     def no_whole_table_lp(*args, **kwargs):
         raise AssertionError("the whole table's LP was solved")
 
-    monkeypatch.setattr(heuristic, "solve_flow", no_whole_table_lp)
+    monkeypatch.setattr(heuristic, "flow_and_status", no_whole_table_lp)
     cell = table.cells.index.get_loc(("1", "1"))
     carries = router.route(Requirement(cell, 1, 2.0), np.abs(table.values),
                            np.zeros(table.n_cells, dtype=bool))
@@ -202,7 +202,7 @@ def test_guided_gives_the_same_pattern_twice():
     assert (first.suppressed == again.suppressed).all()
 
 
-def test_a_routing_that_will_not_finish_in_its_time_is_abandoned_when_allowed():
+def test_a_routing_that_will_not_finish_in_its_time_is_abandoned_when_allowed(monkeypatch):
     # a clock standing at 30 s of 100 after its start: a quarter has passed and nothing is
     # routed yet, so at that rate the routing never finishes; a router taking the whole
     # table's flows first is not judged by their rate, so it is not abandoned
@@ -210,6 +210,7 @@ def test_a_routing_that_will_not_finish_in_its_time_is_abandoned_when_allowed():
 
     _, _, table = survey(11, 2, 25)
     problem = problem_of(table, "value")
+    monkeypatch.setattr(heuristic.attacker_module, "LOCAL_ABOVE", 0)  # routed locally
     for abandon, whole_first in ((True, False), (False, False), (True, True)):
         clock = iter([0.0, *[30.0] * 10**6]).__next__
         deadline = Deadline(100.0, clock=clock)
@@ -276,3 +277,19 @@ def test_the_guided_method_takes_the_whole_tables_flows_first_only_where_costs_d
         seen.clear()
         assert suppress(table, "guided", cost=cost).audit.protected
         assert len(seen) == 1 and (seen[0] is None) is (cost == "count")
+
+
+def test_a_whole_tables_flow_cut_by_its_seconds_is_not_taken(monkeypatch):
+    # a flow HiGHS stopped at its time limit (feasible, not proven the cheapest) would make
+    # the route depend on the machine's speed: with ``seconds`` it is not taken, without
+    # (the deadline's own end) it is
+    table = three_by_three()
+    down, up = capacities(table)
+    router = heuristic.FlowRouter(table.A, down, up, np.ones(table.n_cells, dtype=bool))
+    solved = heuristic.flow_and_status
+    monkeypatch.setattr(heuristic, "flow_and_status",
+                        lambda *args, **kwargs: (solved(*args, **kwargs)[0], "feasible"))
+    req, none = Requirement(0, 1, 1.0), np.zeros(table.n_cells, dtype=bool)
+    cost = np.abs(table.values)
+    assert router.route_whole(req, cost, none, seconds=5.0) is None
+    assert router.route_whole(req, cost, none).sum() == 4
