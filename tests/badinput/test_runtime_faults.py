@@ -413,7 +413,7 @@ def test_routing_starts_no_flow_after_its_deadline(monkeypatch):
     none = np.zeros(table.n_cells, dtype=bool)
     assert router.route(requirement, cost, none) is not None
     solved = []
-    monkeypatch.setattr(heuristic, "solve_flow", lambda *a, **k: solved.append(1))
+    monkeypatch.setattr(heuristic, "flow_and_status", lambda *a, **k: solved.append(1))
     monkeypatch.setattr(heuristic, "local_flow", lambda *a, **k: solved.append(1))
     deadline.seconds = 0.0
     assert router.route(requirement, cost, none) is None and solved == []
