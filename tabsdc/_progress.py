@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Real
@@ -118,11 +119,29 @@ class Deadline:
         left = min(self.remaining(share), math.inf if cap is None else cap)
         return None if math.isinf(left) else max(left, 0.01)
 
+    def wall_clock_end(self) -> float | None:
+        """The end on the wall clock (:func:`time.time`), for work handed to other
+        processes, whose own clocks start elsewhere (None: no limit). Read it there with
+        :func:`seconds_until`."""
+        return time.time() + self.remaining() if self.limited else None
+
     def share(self, fraction: float) -> Deadline:
         """A deadline for a part of the work: ``fraction`` of what is left (same clock)."""
         part = Deadline(None, clock=self._clock)
         part.seconds = self.remaining() * fraction if self.limited else math.inf
         return part
+
+
+def seconds_until(end: float | None) -> float | None:
+    """Seconds left before the wall-clock ``end`` of :meth:`Deadline.wall_clock_end`
+    (at most zero once it has passed; None: no limit).
+
+    Examples
+    --------
+    >>> seconds_until(None) is None, seconds_until(time.time() - 5.0) < 0
+    (True, True)
+    """
+    return None if end is None else end - time.time()
 
 
 def validate_time_limit(seconds: object, name: str = "time_limit") -> float | None:

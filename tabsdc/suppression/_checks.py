@@ -28,7 +28,6 @@ Examples
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +35,7 @@ import numpy as np
 
 from tabsdc._flows import Requirement
 from tabsdc._parallel import parallel_map, resolve_jobs
-from tabsdc._progress import Deadline, ProgressReporter
+from tabsdc._progress import Deadline, ProgressReporter, seconds_until
 from tabsdc.suppression._attacker import Attacker
 
 #: Requirements per task when the work is spread (enough to hide the cost of shipping the
@@ -67,8 +66,7 @@ def failing_requirements(
     if not parallel:
         verdicts = [_holds(attacker, pattern, chunks[0] if chunks else [], reporter)]
     else:
-        limit = attacker.deadline
-        until = time.time() + limit.remaining() if limit.limited else None
+        until = attacker.deadline.wall_clock_end()
         tasks = [(attacker.A, attacker.L, attacker.U, attacker.insiders, pattern, chunk, until)
                  for chunk in chunks]
         verdicts = parallel_map(check_chunk, tasks, n_jobs=jobs, client=client)
@@ -94,7 +92,7 @@ def check_chunk(task: tuple) -> list[bool]:
     """One task of :func:`failing_requirements` (module level, so that it pickles):
     ``until`` is the wall-clock end of the check (None: no limit)."""
     A, down, up, insiders, pattern, reqs, until = task
-    left = None if until is None else until - time.time()
+    left = seconds_until(until)
     if left is not None and left <= 0:
         return [False] * len(reqs)
     return _holds(Attacker(A, down, up, Deadline(left), insiders=insiders), pattern, reqs)

@@ -28,10 +28,8 @@ its relaxation first, and the optimal method bounds its own search.
 
 from __future__ import annotations
 
-import time
-
 from tabsdc._errors import InputError
-from tabsdc._progress import Deadline
+from tabsdc._progress import Deadline, seconds_until
 from tabsdc.suppression._checks import failing_requirements
 from tabsdc.suppression._guided import RestoringRouter, Ruin, guided_pattern, ruin_within
 from tabsdc.suppression._heuristic import FlowRouter, heuristic_pattern
@@ -194,9 +192,9 @@ def network_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
 def _seconds_for(task: SubtableTask) -> float | None:
     """``task.seconds``, or less where the wall-clock ``task.until`` comes first (at most
     zero: none left)."""
-    if task.until is None:
+    left = seconds_until(task.until)
+    if left is None:
         return task.seconds
-    left = task.until - time.time()
     return left if task.seconds is None else min(task.seconds, left)
 
 

@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from time import perf_counter
@@ -384,7 +383,7 @@ def modular_pattern(
                     cache[p] = solve(task)
                 reporter.tick(n)
         else:  # a task waiting for a worker starts late: it also stops at ``until``
-            until = time.time() + deadline.remaining() if deadline.limited else None
+            until = deadline.wall_clock_end()
             limited = [replace(fresh[p], seconds=deadline.solver_limit(subtable_limit),
                                until=until) for p in order]
             with reporter.step(f"{len(limited):,} sub-tables in parallel"):
