@@ -12,7 +12,8 @@ not audited here: ``bench_audit.py --foreign`` does that).
 
 Instances: those of :mod:`large_instances` plus ``4d_5k`` (5,184 cells, 1,059 primaries)
 and ``4d_20k`` (21,840 cells, 5,860 primaries), the smaller 4-D tables GaussSuppression's
-patterns were made for.
+patterns were made for, and ``3d_8k`` (9,600 cells, 2,988 primaries) and ``2d_7k`` (6,875
+cells, 2,411 primaries), mid-size tables of three and two dimensions.
 
 Usage::
 
@@ -51,8 +52,12 @@ from large_instances import INSTANCES, Instance, build_table, records  # noqa: E
 
 INSTANCES.setdefault("4d_5k", Instance(8_000, 5, (2, 3, 3), (3, 4), (3, 2)))
 INSTANCES.setdefault("4d_20k", Instance(30_000, 21, (3, 4, 3), (4, 4), (4, 3)))
+#: Mid-size tables of fewer dimensions, where ``auto`` runs the modular method: 9,600 cells
+#: (2,988 primaries) in three dimensions, 6,875 (2,411) in two.
+INSTANCES.setdefault("3d_8k", Instance(20_000, 7, (3, 4, 4), (4, 5), (5,)))
+INSTANCES.setdefault("2d_7k", Instance(20_000, 9, (4, 5, 5), (6, 8), ()))
 
-ORDER = ("4d_5k", "4d_20k", "4d_40k", "4d_100k", "5d_130k", "4d_1m")
+ORDER = ("2d_7k", "3d_8k", "4d_5k", "4d_20k", "4d_40k", "4d_100k", "5d_130k", "4d_1m")
 METHODS = ("auto", "optimal", "heuristic", "modular", "hypercube")
 GAUSS = Path(__file__).parent / "data" / "gausssuppression"
 #: ``--small``: the seeds of ``small_hierarchical_table``, the seconds the LP bound may take
@@ -158,7 +163,7 @@ def main(argv: list[str]) -> None:
         limit = float(options.get("time-limit", SMALL_TIME_LIMIT))
         print(markdown_table(pd.DataFrame(small_rows(limit))))
         return
-    names = options.get("instances", ",".join(ORDER[:2])).split(",")
+    names = options.get("instances", "4d_5k,4d_20k").split(",")
     methods = options.get("methods", ",".join(METHODS)).split(",")
     costs = options.get("costs", "value,count").split(",")
     limit = float(options["time-limit"]) if "time-limit" in options else None

@@ -60,6 +60,7 @@ from tabsdc.solver import require_highs
 from tabsdc.suppression._bound import LowerBound
 from tabsdc.suppression._costs import cell_costs
 from tabsdc.suppression._methods import METHOD_FUNCTIONS
+from tabsdc.suppression._modular import subtables
 from tabsdc.suppression._optimal import PROVEN_GAP, CutLoopStats
 from tabsdc.suppression._problem import (
     SUBTABLE_SECONDS,
@@ -76,8 +77,10 @@ __all__ = ["suppress", "choose_method", "SuppressionResult", "METHODS"]
 METHODS = ("auto", *METHOD_FUNCTIONS)
 
 #: ``method="auto"`` runs the optimal method on tables up to this many cells (its incumbent
-#: and gap are kept under a time limit), the hypercube method on tables with dimensions above
-#: ``AUTO_HYPERCUBE_CELLS`` and the heuristic otherwise (see :func:`choose_method`).
+#: and gap are kept under a time limit), the hypercube method on tables of four or more
+#: dimensions above ``AUTO_HYPERCUBE_CELLS``, the modular method on tables up to that size
+#: whose sub-tables hold at most ``AUTO_OPTIMAL_CELLS`` cells, and the guided method
+#: otherwise (see :func:`choose_method`).
 AUTO_OPTIMAL_CELLS = 2000
 AUTO_HYPERCUBE_CELLS = 20_000
 #: The final audit of a pattern without the method's witnesses searches them itself on
@@ -89,14 +92,19 @@ def choose_method(table: Table) -> tuple[str, str]:
     """The method ``method="auto"`` runs on ``table``, and why.
 
     Up to 2,000 cells the optimal method (proves optimality in seconds to minutes there).
-    Tables of four or more dimensions (a cross product of hierarchies) above 20,000 cells:
-    the hypercube method, which needs no LP per requirement (on the 126,000-cell 4-D
-    benchmark the heuristic routes fewer than 10 % of its requirements in 40 minutes, while
-    the hypercube method protects it in under a minute; ``docs/large-tables.md``). Otherwise the
-    guided method (any linear table; the hypercube pattern first where the table has
-    dimensions, so a time limit still gives a pattern, then routing steered by the lower
-    bound's LP relaxation from it with its most expensive secondaries published again,
-    :mod:`tabsdc.suppression._guided`, kept when cheaper; then the neighbourhood search).
+    Tables of four or more dimensions above 20,000 cells: the hypercube method, which needs
+    no LP per requirement (on the 126,000-cell 4-D benchmark the heuristic routes fewer
+    than 10 % of its requirements in 40 minutes, while the hypercube method protects it in
+    under a minute; ``docs/large-tables.md``). Hierarchical tables of at most 20,000 cells
+    whose sub-tables hold at most 2,000 cells each: the modular method (each sub-table by
+    the optimal method, then every requirement checked and repaired on the whole table;
+    the hypercube pattern first, kept when the rest does not end in time or costs more:
+    on the benchmark tables of 5,184-9,600 cells at two minutes, 40-75 % below the guided
+    method's pattern, ``docs/performance.md``). Otherwise the guided method (any linear
+    table; the hypercube pattern first where the table has dimensions, so a time limit
+    still gives a pattern, then routing steered by the lower bound's LP relaxation from it
+    with its most expensive secondaries published again, :mod:`tabsdc.suppression._guided`,
+    kept when cheaper; then the neighbourhood search).
 
     Examples
     --------
@@ -112,6 +120,13 @@ def choose_method(table: Table) -> tuple[str, str]:
     if len(table.dims) >= 4 and n > AUTO_HYPERCUBE_CELLS:
         return "hypercube", (f"{n:,} cells > {AUTO_HYPERCUBE_CELLS:,} in {len(table.dims)} "
                              "dimensions: the hypercube method (no LP per requirement)")
+    if table.dims and n <= AUTO_HYPERCUBE_CELLS:
+        largest = max(len(cells) for cells in subtables(table).values())
+        if largest <= AUTO_OPTIMAL_CELLS:
+            return "modular", (f"{n:,} cells <= {AUTO_HYPERCUBE_CELLS:,} in sub-tables of at "
+                               f"most {largest:,}: the modular method (each sub-table by the "
+                               "optimal method, then checked and repaired on the whole table; "
+                               "the hypercube pattern where cheaper)")
     return "guided", (f"{n:,} cells > {AUTO_OPTIMAL_CELLS:,}: the guided method (the "
                       "hypercube pattern, then flows per requirement steered by the bound's "
                       "relaxation and clean-up; the cheaper pattern)")

@@ -251,7 +251,7 @@ class Attacker:
             known = self.witnesses.family(req, self._weight > 0.5, self.insiders)
         suspects = self._suspects(req, known)
         proofs, failed = insider_proofs(req, self.insiders, prove, suspects=suspects,
-                                        stop_at_failure=True)
+                                        stop_at_failure=True, split=route is None)
         if failed:
             return None, failed[0]
         return known + proofs, None

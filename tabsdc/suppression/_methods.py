@@ -12,9 +12,10 @@ Every method is ``method(problem, options) -> MethodOutcome``
   (:func:`tabsdc.suppression._neighbourhood.improve_pattern`);
 * ``"heuristic"``, ``"network"``: routing of every requirement from the given pattern,
   then clean-up, with the flow LP or the table's network as the router;
-* ``"modular"``: the sub-tables protected wave by wave with the optimal method, each
-  within its own time limit (:func:`protect_subtable`), then every requirement checked and
-  the failing ones routed on the whole table;
+* ``"modular"``: the hypercube pattern, then the sub-tables protected wave by wave with the
+  optimal method, each within its own time limit (:func:`protect_subtable`), every
+  requirement checked and the failing ones routed on the whole table; the cheaper of the
+  two patterns;
 * ``"hypercube"``: a hypercube per primary, routing of what no hypercube meets, clean-up
   (:func:`tabsdc.suppression._hypercube.hypercube_method`).
 
@@ -61,8 +62,12 @@ from tabsdc.suppression._problem import (
     suppression_problem,
 )
 
-#: Share of the time limit the modular method gives its sub-tables (the rest: the repair).
-MODULAR_SHARE = 0.6
+#: Share of the time the hypercube pattern leaves that the modular method gives its
+#: sub-tables (the rest: the check and the repair). At 120 s in one process (cost = value)
+#: 0.3 gave 6.42 million on ``4d_5k`` and left a 9,600-cell 3-D table's routing unfinished
+#: (the hypercube pattern kept: 86.0 million); 0.2 gave 6.67 and 15.4 million
+#: (``docs/performance.md``).
+MODULAR_SHARE = 0.2
 #: Share of the time the modular method's sub-tables leave that its check of every
 #: requirement over the whole pattern gets under a time limit (the requirements not checked
 #: by then are routed).
@@ -235,16 +240,19 @@ def protect_subtable(task: SubtableTask) -> SubtableOutcome:
 
 
 def modular_method(problem: SuppressionProblem, options: MethodOptions) -> MethodOutcome:
-    """The sub-tables protected wave by wave by the optimal method within ``MODULAR_SHARE``
-    of the time (each at most ``options.subtable_limit`` seconds,
-    :func:`~tabsdc.suppression._modular.modular_pattern`), then every requirement checked on
-    the whole table and the failing ones routed over the whole table's flows (under a time
-    limit: ``CHECK_SHARE`` and ``WHOLE_TABLE_SHARE``); the clean-up publishes again the
-    routed cells those requirements do not need
-    (:func:`~tabsdc.suppression._modular.publish_unneeded`). The sub-tables and the check
-    use every process; the lower bound is computed beside the routing and the clean-up,
-    which use one."""
-    deadline, table = options.deadline, problem.table
+    """The hypercube pattern first (a pattern whatever the time limit), then the sub-tables
+    protected wave by wave by the optimal method within ``MODULAR_SHARE`` of the time left
+    (each at most ``options.subtable_limit`` seconds, less under a time limit so that every
+    sub-table starts: :func:`~tabsdc.suppression._modular.modular_pattern`), then every
+    requirement checked on the whole table and the failing ones routed over the whole
+    table's flows (under a time limit: ``CHECK_SHARE`` and ``WHOLE_TABLE_SHARE``); the
+    clean-up publishes again the routed cells those requirements do not need
+    (:func:`~tabsdc.suppression._modular.publish_unneeded`). The hypercube pattern is kept
+    when the routing does not end in time or costs more: never more costly than the
+    hypercube method's pattern. The sub-tables and the check use every process; the lower
+    bound is computed beside the routing and the clean-up, which use one."""
+    deadline, table, progress = options.deadline, problem.table, options.progress
+    fallback = hypercube_phases(problem, options)
     attacker = problem.attacker(deadline)
     phase = deadline.share(MODULAR_SHARE)
     start, modular = modular_pattern(
@@ -252,24 +260,35 @@ def modular_method(problem: SuppressionProblem, options: MethodOptions) -> Metho
                               table.cells["upl"].to_numpy(float)),
         protect_subtable, subtable_limit=options.subtable_limit, prior=options.prior,
         q=options.q, singletons=problem.insiders is not None, deadline=phase,
-        progress=options.progress, n_jobs=options.n_jobs, client=options.client,
+        progress=progress, n_jobs=options.n_jobs, client=options.client,
         clock=deadline.clock)
     failing = failing_requirements(problem.attacker(deadline.share(CHECK_SHARE)),
                                    problem.reqs, start, n_jobs=options.n_jobs,
-                                   client=options.client, progress=options.progress)
+                                   client=options.client, progress=progress)
     with certified_bound_alongside(problem, options) as bound:
         router = problem.router(FlowRouter, deadline,
                                 whole_table_until=deadline.share(WHOLE_TABLE_SHARE))
         routed, _, complete = heuristic_pattern(
-            failing, attacker, router, problem.cost, start, problem.labels,
-            options.progress, deadline)
-        if not complete:
+            failing, attacker, router, problem.cost, start, problem.labels, progress,
+            deadline)
+        pattern = None if not complete else publish_unneeded(
+            failing, attacker, problem.cost, routed, routed & ~start & ~problem.fixed_off,
+            progress=progress, deadline=deadline)
+        kept = fallback.pattern
+        if kept is not None and (pattern is None
+                                 or problem.cost @ pattern >= problem.cost @ kept):
+            if progress is not None:
+                progress("modular: " + ("the routing stopped before its end"
+                                        if pattern is None else "the pattern costs more")
+                         + ": the hypercube pattern is kept")
+            return MethodOutcome(kept, pattern_stats(problem, kept, deadline, attacker,
+                                                     rounds=modular.solved,
+                                                     time_limited=phase.hit),
+                                 witnesses=fallback.witnesses, bound=bound())
+        if pattern is None:
             return MethodOutcome(None, no_pattern(deadline, rounds=modular.solved,
                                                   attacker_solves=attacker.n_solves),
                                  bound=bound())
-        pattern = publish_unneeded(failing, attacker, problem.cost, routed,
-                                   routed & ~start & ~problem.fixed_off,
-                                   progress=options.progress, deadline=deadline)
         return MethodOutcome(pattern, pattern_stats(problem, pattern, deadline, attacker,
                                                     rounds=modular.solved,
                                                     time_limited=phase.hit), bound=bound())

@@ -362,6 +362,18 @@ def modular_pattern(
                     A[rows][:, cells], table.b[rows])
         return SubtableTask(sub, cost[cells], subtable_limit, prior, q, singletons, clock)
 
+    def fair_limit(queued: int, workers: int) -> float | None:
+        """Seconds for each of the next solves: at most ``subtable_limit``, and under a
+        time limit the share of the time left that lets the sub-tables not yet solved
+        (``queued`` of this wave and the pending ones, as many again solved a second
+        time as so far) all start."""
+        if not deadline.limited:
+            return subtable_limit
+        again = max(stats.solved / max(len(solved_once), 1), 1.0)
+        share = deadline.remaining() * workers / (queued + again * len(pending))
+        return deadline.solver_limit(share if subtable_limit is None
+                                     else min(share, subtable_limit))
+
     def solve_wave(keys: list[tuple[int, ...]], tasks: list[SubtableTask]
                    ) -> dict[tuple[int, ...], SubtableOutcome]:
         """Solve the distinct ones of ``tasks`` not in the cache; the outcome per key."""
@@ -373,19 +385,20 @@ def modular_pattern(
         first = [p for key, p in zip(keys, prints, strict=True) if key not in solved_once]
         reporter.tick(sum(p not in fresh for p in first))
         owners = [first.count(p) for p in order]
-        if worker_count(n_jobs, client) <= 1:
-            for number, (p, n) in enumerate(zip(order, owners, strict=True),
-                                            start=stats.solved + 1):
+        workers = worker_count(n_jobs, client)
+        if workers <= 1:
+            for k, (p, n) in enumerate(zip(order, owners, strict=True)):
                 if deadline.expired:
                     break
-                task = replace(fresh[p], seconds=deadline.solver_limit(subtable_limit))
-                with reporter.step(f"sub-table {number} ({task.table.n_cells:,} cells)"):
+                task = replace(fresh[p], seconds=fair_limit(len(order) - k, 1))
+                with reporter.step(f"sub-table {stats.solved + k + 1} "
+                                   f"({task.table.n_cells:,} cells)"):
                     cache[p] = solve(task)
                 reporter.tick(n)
         else:  # a task waiting for a worker starts late: it also stops at ``until``
             until = deadline.wall_clock_end()
-            limited = [replace(fresh[p], seconds=deadline.solver_limit(subtable_limit),
-                               until=until) for p in order]
+            seconds = fair_limit(len(order), workers)
+            limited = [replace(fresh[p], seconds=seconds, until=until) for p in order]
             with reporter.step(f"{len(limited):,} sub-tables in parallel"):
                 outcomes = parallel_map(solve, limited, n_jobs=n_jobs, client=client,
                                         on_result=lambda k: reporter.tick(owners[k]),
@@ -503,7 +516,7 @@ def publish_unneeded(
         out = {}
         for k in sorted(ks, key=lambda k: -failures[k]):
             proofs, failed = insider_proofs(reqs[k], attacker.insiders, attacker.certificate,
-                                            stop_at_failure=True)
+                                            stop_at_failure=True, split=True)
             if failed:
                 failures[k] += 1
                 return None

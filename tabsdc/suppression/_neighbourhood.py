@@ -267,7 +267,7 @@ def _certify(attacker: Attacker, reqs: Sequence[Requirement], pattern: np.ndarra
         family, _ = attacker.proof(reqs[k])
         if family is None:
             family, failed = insider_proofs(reqs[k], attacker.insiders, attacker.certificate,
-                                            stop_at_failure=True)
+                                            stop_at_failure=True, split=True)
             if failed:
                 return None
         out[k] = family

@@ -129,6 +129,83 @@ def test_a_subtable_whose_wall_clock_end_has_passed_is_not_started():
         "optimal", "near-optimal")
 
 
+def test_under_a_time_limit_each_subtable_gets_its_share_of_the_time_left():
+    """A clock that moves only by what each solve is given: the first sub-table gets at least
+    the limit over the number of sub-tables, none more than its own limit, and every
+    sub-table is solved before the limit (with each its whole ``subtable_limit`` of 10 s,
+    the 30 s would end after three)."""
+    table = hierarchical_survey(3)
+    now = [0.0]
+    given = []
+
+    def solve(task: SubtableTask) -> SubtableOutcome:
+        given.append(task.seconds)
+        now[0] += task.seconds
+        return protect_subtable(replace(task, seconds=None, clock=time.perf_counter))
+
+    lines = []
+    hidden, stats = modular_pattern(table, table.values, levels(table), solve,
+                                    subtable_limit=10.0, deadline=Deadline(30.0, clock=lambda:
+                                                                           now[0]),
+                                    progress=lines.append)
+    # at least the limit over all sub-tables (those without a primary cost nothing)
+    assert 30.0 / stats.subtables <= given[0] < 10.0
+    assert max(given) <= 10.0 and len(given) > 3
+    assert lines[-1].startswith(f"sub-tables: {stats.subtables} of {stats.subtables} "
+                                "sub-tables done")
+    # without a time limit each gets its own limit
+    given.clear()
+    modular_pattern(table, table.values, levels(table), solve, subtable_limit=10.0)
+    assert set(given) == {10.0}
+
+
+def test_the_modular_method_keeps_the_hypercube_pattern_when_it_has_none_or_a_dearer_one(
+        monkeypatch):
+    """A routing that does not end in time, or a repaired pattern dearer than the hypercube
+    method's: the result is the hypercube method's pattern (audited), never "no pattern"."""
+    import tabsdc.suppression._methods as methods
+
+    table = hierarchical_survey(1, records=150)
+    hypercube = suppress(table, "hypercube", "value")
+    ended = methods.heuristic_pattern
+
+    def unfinished(*args, **kwargs):
+        pattern, certificates, _ = ended(*args, **kwargs)
+        return pattern, certificates, False
+
+    monkeypatch.setattr(methods, "heuristic_pattern", unfinished)
+    lines = []
+    result = suppress(table, "modular", "value", progress=lines.append)
+    assert result.status == "feasible" and result.passed
+    assert (result.suppressed == hypercube.suppressed).all()
+    assert "modular: the routing stopped before its end: the hypercube pattern is kept" in lines
+    monkeypatch.setattr(methods, "heuristic_pattern", ended)
+    cleaned = methods.publish_unneeded
+    monkeypatch.setattr(methods, "publish_unneeded", lambda *args, **kwargs: cleaned(
+        *args, **kwargs) | hypercube.suppressed)  # a protecting superset: dearer
+    result = suppress(table, "modular", "value", progress=lines.append)
+    assert (result.suppressed == hypercube.suppressed).all()
+    assert "modular: the pattern costs more: the hypercube pattern is kept" in lines
+
+
+@pytest.mark.slow
+def test_the_default_on_a_mid_size_hierarchical_table_is_the_modular_method_in_time():
+    """``auto`` on a 4-D table of about 2,600 cells with two hierarchies: the modular
+    method, and says why; under a 20 s limit its pattern protects and costs no more than
+    the hypercube method's."""
+    from tabsdc.suppression import choose_method
+    from tests.tabsdc.test_suppression_guided import mid_size_table
+
+    table = mid_size_table()
+    method, reason = choose_method(table)
+    assert method == "modular" and "in sub-tables of at most" in reason
+    result = suppress(table, cost="value", time_limit=20)
+    assert result.method == "modular" and result.status != "no pattern"
+    assert result.audit.protected
+    hypercube = suppress(table, "hypercube", cost="value", time_limit=20)
+    assert result.stats.objective <= hypercube.stats.objective + 1e-6
+
+
 def test_subtables_stop_within_their_gap_target_of_their_proven_optimum():
     """A sub-table stopped near its optimum costs at most ``1 / (1 - SUBTABLE_GAP)``
     times the optimum its own optimal method proves, and is counted as such."""

@@ -160,8 +160,8 @@ def mid_size_table(seed: int = 3) -> Table:
 def test_the_default_on_a_mid_size_table_returns_a_protecting_pattern_in_time():
     table = mid_size_table()
     assert table.n_cells > 2000
-    assert choose_method(table)[0] == "guided"
-    result = suppress(table, cost="value", time_limit=20)
+    assert choose_method(table)[0] == "modular"  # hierarchical, sub-tables below 2,000
+    result = suppress(table, "guided", cost="value", time_limit=20)
     assert result.method == "guided"
     assert result.status != "no pattern"
     assert result.audit.protected
