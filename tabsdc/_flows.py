@@ -26,12 +26,12 @@ combination that leaves the cell at zero is a flow, and meets the level too.
 
 A kept model (the pattern's, solved for one requirement after another) is solved **from
 the slack basis** each time, not from the last flow's basis. With ``w >= 0`` every column
-at zero is dual feasible, so the dual simplex starts there and only carries the one
-requirement's level around a cycle, a few hundred sparse iterations. The last flow's
-basis is another cycle, infeasible for this one, and its iterations cost three times as
-much. On the modular method's pattern of ``4d_5k`` (2,699 hidden cells) each certificate
-took 16 ms cold and 51 ms warm; on that of a 9,600-cell 3-D table, 80 and 220 ms
-(``docs/performance.md``).
+at zero is dual feasible, so the dual simplex starts there and carries the requirement's
+level along the cells that take it, in cheap sparse iterations. From the last flow's
+basis (another flow, infeasible for this one) it takes about as many iterations, each
+three to four times as costly. On the modular method's pattern of ``4d_5k`` (2,699 hidden
+cells) a certificate took 16 ms from the slack basis and 51 ms from the last one; on that
+of a 9,600-cell 3-D table, 81 and 216 ms (``docs/performance.md``).
 """
 
 from __future__ import annotations

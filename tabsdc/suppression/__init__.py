@@ -99,8 +99,9 @@ def choose_method(table: Table) -> tuple[str, str]:
     whose sub-tables hold at most 2,000 cells each: the modular method (each sub-table by
     the optimal method, then every requirement checked and repaired on the whole table;
     the hypercube pattern first, kept when the rest does not end in time or costs more:
-    on the benchmark tables of 5,184-9,600 cells at two minutes, 40-75 % below the guided
-    method's pattern, ``docs/performance.md``). Otherwise the guided method (any linear
+    on three benchmark tables of 5,184-9,600 cells, two minutes in one process, 34-56 %
+    below the guided method's pattern at cost = value, 2-14 % at cost = count;
+    ``docs/performance.md``). Otherwise the guided method (any linear
     table; the hypercube pattern first where the table has dimensions, so a time limit
     still gives a pattern, then routing steered by the lower bound's LP relaxation from it
     with its most expensive secondaries published again, :mod:`tabsdc.suppression._guided`,

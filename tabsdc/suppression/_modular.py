@@ -363,10 +363,10 @@ def modular_pattern(
         return SubtableTask(sub, cost[cells], subtable_limit, prior, q, singletons, clock)
 
     def fair_limit(queued: int, workers: int) -> float | None:
-        """Seconds for each of the next solves: at most ``subtable_limit``, and under a
-        time limit the share of the time left that lets the sub-tables not yet solved
-        (``queued`` of this wave and the pending ones, as many again solved a second
-        time as so far) all start."""
+        """Seconds for each of the next solves: at most ``subtable_limit``; under a time
+        limit also at most the time left, times ``workers``, over the solves still to come
+        (``queued`` of this wave, and each pending sub-table counted as often as the
+        sub-tables were solved on average so far: backtracking solves some again)."""
         if not deadline.limited:
             return subtable_limit
         again = max(stats.solved / max(len(solved_once), 1), 1.0)
