@@ -144,9 +144,9 @@ def test_under_a_time_limit_each_subtable_gets_its_share_of_the_time_left():
         return protect_subtable(replace(task, seconds=None, clock=time.perf_counter))
 
     lines = []
+    deadline = Deadline(30.0, clock=lambda: now[0])
     hidden, stats = modular_pattern(table, table.values, levels(table), solve,
-                                    subtable_limit=10.0, deadline=Deadline(30.0, clock=lambda:
-                                                                           now[0]),
+                                    subtable_limit=10.0, deadline=deadline,
                                     progress=lines.append)
     # at least the limit over all sub-tables (those without a primary cost nothing)
     assert 30.0 / stats.subtables <= given[0] < 10.0
@@ -190,7 +190,7 @@ def test_the_modular_method_keeps_the_hypercube_pattern_when_it_has_none_or_a_de
 
 @pytest.mark.slow
 def test_the_default_on_a_mid_size_hierarchical_table_is_the_modular_method_in_time():
-    """``auto`` on a 4-D table of about 2,600 cells with two hierarchies: the modular
+    """``auto`` on a 4-D table of 4,160 cells with two hierarchies: the modular
     method, and says why; under a 20 s limit its pattern protects and costs no more than
     the hypercube method's."""
     from tabsdc.suppression import choose_method

@@ -137,7 +137,7 @@ def test_a_radius_that_rarely_holds_a_flow_is_skipped(monkeypatch):
 
 
 def mid_size_table(seed: int = 3) -> Table:
-    """A 4-D table of about 2,600 cells (two two-level hierarchies and two flat
+    """A 4-D table of 4,160 cells (two two-level hierarchies and two flat
     dimensions), frequency and p % primaries from skewed random contributions."""
     rng = np.random.default_rng(seed)
     n = 3000
@@ -157,7 +157,7 @@ def mid_size_table(seed: int = 3) -> Table:
 
 
 @pytest.mark.slow
-def test_the_default_on_a_mid_size_table_returns_a_protecting_pattern_in_time():
+def test_the_guided_method_on_a_mid_size_table_returns_a_protecting_pattern_in_time():
     table = mid_size_table()
     assert table.n_cells > 2000
     assert choose_method(table)[0] == "modular"  # hierarchical, sub-tables below 2,000
